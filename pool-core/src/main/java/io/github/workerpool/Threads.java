@@ -1,0 +1,56 @@
+package io.github.workerpool;
+
+import java.lang.reflect.Method;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Thread factories for workers; virtual threads are reached reflectively so the jar stays Java 17 bytecode. */
+final class Threads {
+
+    private Threads() {
+    }
+
+    /** Whether this JVM can start virtual threads (Java 21 or newer). */
+    static boolean virtualThreadsSupported() {
+        return Runtime.version().feature() >= 21;
+    }
+
+    /** Platform, non-daemon threads named {@code name-1}, {@code name-2}, ... */
+    static ThreadFactory platform(String name) {
+        AtomicLong seq = new AtomicLong();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + seq.incrementAndGet());
+            t.setDaemon(false);
+            return t;
+        };
+    }
+
+    /** Virtual threads named {@code name-1}, {@code name-2}, ...; needs Java 21+. */
+    static ThreadFactory virtual(String name) {
+        if (!virtualThreadsSupported()) {
+            throw new IllegalStateException("virtualThreads(true) needs Java 21 or newer, but this JVM is Java "
+                    + Runtime.version() + "; run on Java 21+ or use platform threads (virtualThreads(false))");
+        }
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            Class<?> type = Class.forName("java.lang.Thread$Builder");
+            Method named = type.getMethod("name", String.class, long.class);
+            builder = named.invoke(builder, name + "-", 1L);
+            return (ThreadFactory) type.getMethod("factory").invoke(builder);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("could not create a virtual thread factory on Java " + Runtime.version(), e);
+        }
+    }
+
+    /** Whether the thread is virtual; false on Java 17. */
+    static boolean isVirtual(Thread t) {
+        if (!virtualThreadsSupported()) {
+            return false;
+        }
+        try {
+            return (boolean) Thread.class.getMethod("isVirtual").invoke(t);
+        } catch (ReflectiveOperationException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.github.workerpool;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One worker thread of a {@link WorkerPool} and its mailbox.
+ *
+ * <p>A worker is handed work through {@link #slot}: the hand-off writes the slot and unparks the
+ * worker only if it announced that it parks ({@link #parked}). Both fields are volatile, so of
+ * "hand-off writes slot, then reads parked" and "worker writes parked, then reads slot" at least
+ * one side sees the other: a hand-off is never missed, and a worker that is still spinning is
+ * never sent a (30 us) unpark.
+ */
+final class Worker implements Runnable {
+
+    /** Slot value: leave the idle state and ask the pool what to do (poll the queue, retire...). */
+    static final Object POLL = new Object();
+    /** Slot value: this worker was retired (expiry, purge, tune down) and must exit. */
+    static final Object STOP = new Object();
+
+    private static final VarHandle COMPLETED;
+    private static final VarHandle FAILED;
+    private static final VarHandle CANCELLED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            COMPLETED = l.findVarHandle(Worker.class, "completed", long.class);
+            FAILED = l.findVarHandle(Worker.class, "failed", long.class);
+            CANCELLED = l.findVarHandle(Worker.class, "cancelled", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final WorkerPool pool;
+    Thread thread;
+    Object firstTask;
+
+    volatile Object slot;
+    volatile boolean parked;
+
+    /** When the worker last went idle (pool clock); guarded by the pool's lock. */
+    long idleSince;
+    /** Whether this worker no longer counts toward the pool's worker count; guarded by the pool's lock. */
+    boolean retired;
+
+    // Written only by this worker's thread (release stores: no fence on the hot path), read by stats().
+    private long completed;
+    private long failed;
+    private long cancelled;
+
+    Worker(WorkerPool pool, Object firstTask) {
+        this.pool = pool;
+        this.firstTask = firstTask;
+    }
+
+    @Override
+    public void run() {
+        pool.runWorker(this);
+    }
+
+    /** Gives this worker a task (or {@link #POLL}); the caller must own the worker (popped it). */
+    void handOff(Object work) {
+        slot = work;
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Spins up to {@code nanos} for a hand-off; returns it, or null if none came. */
+    Object spinForSlot(long nanos) {
+        long deadline = 0L;
+        for (int i = 1; ; i++) {
+            Object o = slot;
+            if (o != null) {
+                slot = null;
+                return o;
+            }
+            if ((i & 63) == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0L) {
+                    deadline = now + nanos;
+                } else if (now - deadline >= 0) {
+                    return null;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Waits, parking, until handed something. */
+    Object awaitSlot() {
+        for (;;) {
+            Object o = slot;
+            if (o != null) {
+                slot = null;
+                return o;
+            }
+            parked = true;
+            o = slot;
+            if (o == null) {
+                LockSupport.park(this);
+                // An idle worker runs no task, so an interrupt here carries no meaning for one;
+                // clearing it keeps the loop from spinning on a set flag.
+                Thread.interrupted();
+            }
+            parked = false;
+        }
+    }
+
+    void addCompleted() {
+        COMPLETED.setRelease(this, completed + 1);
+    }
+
+    void addFailed() {
+        FAILED.setRelease(this, failed + 1);
+    }
+
+    void addCancelled() {
+        CANCELLED.setRelease(this, cancelled + 1);
+    }
+
+    long completed() {
+        return (long) COMPLETED.getAcquire(this);
+    }
+
+    long failed() {
+        return (long) FAILED.getAcquire(this);
+    }
+
+    long cancelled() {
+        return (long) CANCELLED.getAcquire(this);
+    }
+}

@@ -1,0 +1,1464 @@
+package io.github.workerpool;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * A pool of reusable worker threads with a live-tunable capacity, modelled on Go's
+ * <a href="https://github.com/panjf2000/ants">ants</a>.
+ *
+ * <p>Workers are started on demand, up to {@link #capacity()}, and reused: a worker that finishes
+ * a task takes the next one from the queue, or from a caller waiting in {@code execute}, or waits
+ * idle for one. Idle workers are reused most recently used first (so hot threads stay hot), or
+ * longest idle first on a {@code preAlloc} pool, and stop once idle longer than the pool's
+ * {@code expiry}. When every worker is busy and the capacity is reached, a task goes to the queue
+ * if {@code queueCapacity} allows; otherwise a nonblocking pool rejects it at once with a
+ * {@link PoolOverloadException}, and a blocking pool makes the caller wait, first come first
+ * served, for a free worker, unless {@code maxBlockingTasks} callers already wait or
+ * {@code blockingTimeout} runs out.
+ *
+ * <pre>{@code
+ * try (WorkerPool pool = WorkerPool.builder().name("mail").capacity(20).build()) {
+ *     pool.execute(() -> send(message));            // blocks while all 20 workers are busy
+ *     Future<Receipt> receipt = pool.submit(() -> send(other));
+ *     pool.tune(50);                                  // live: waiting callers get in at once
+ * }                                                   // close(): finish queued work, then stop
+ * }</pre>
+ *
+ * <p>A task that throws from {@link #execute} goes to the pool's panic handler and the worker
+ * lives on; a task given to {@code submit} leaves its exception in the returned future.
+ *
+ * <p>Lifecycle follows {@link java.util.concurrent.ThreadPoolExecutor}: {@link #shutdown()}
+ * (ants' {@link #release()}) stops intake and lets queued and running tasks finish,
+ * {@link #shutdownNow()} returns every task that never started and interrupts running ones, and
+ * {@link #reboot()} reopens a shut-down pool. Each accepted task either runs or is returned by
+ * {@code shutdownNow()}; nothing is dropped.
+ *
+ * <p>This class is thread-safe. It is not final only so that framework adapters (such as the
+ * Spring Boot starter's) can make one object that is both a pool and their executor type.
+ */
+public class WorkerPool extends AbstractExecutorService implements AutoCloseable {
+
+    /*
+     * Implementation notes.
+     *
+     * State machine (field `state`), as in ThreadPoolExecutor:
+     *   RUNNING -> SHUTDOWN    on shutdown()/release(): intake stops, waiting callers get
+     *                          PoolClosedException, idle workers are told to look for work and
+     *                          exit when the queue is empty; busy workers drain the queue.
+     *   RUNNING or SHUTDOWN -> STOP
+     *                          on shutdownNow(): also the queue is emptied into the returned
+     *                          list and busy workers are interrupted.
+     *   SHUTDOWN or STOP -> TERMINATED
+     *                          when no worker thread is left and the queue is empty
+     *                          (tryTerminate, called wherever one of those can become true).
+     *   SHUTDOWN, STOP or TERMINATED -> RUNNING
+     *                          on reboot(): a new generation; awaitTermination calls of the old
+     *                          generation return whether it reached TERMINATED.
+     *
+     * Where a task goes (execute):
+     *   1. the spinner: the one worker that just finished and spins for spinNanos before parking
+     *      (Go's scheduler keeps a "spinning M" for the same reason). Claimed with one atomic
+     *      swap; no lock, no unpark. This is the hot path of hand-off pools.
+     *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
+     *      `lock`; unparked.
+     *   3. a new worker, if workerCount < capacity (under `lock`).
+     *   4. the queue, if queued < queueCapacity. Workers poll it without a lock, so in queue
+     *      mode the per-task cost is one queue offer and poll.
+     *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
+     *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
+     *      frees up serves the first Waiter before anything else, under `lock`.
+     *
+     * Races that must not lose a task, and why they don't:
+     *   - A task is queued just as the last busy worker goes idle. The producer offers, then
+     *     reads spinner/idleCount; the worker publishes itself (spinner CAS or idle push), then
+     *     reads the queue. All volatile, so one of them sees the other (Dekker); the worker
+     *     withdraws and polls, or the producer wakes it with POLL.
+     *   - The same for a caller that registers as a Waiter while a worker becomes the spinner:
+     *     the caller re-checks the spinner after registering, the worker re-checks waitingCount
+     *     after publishing.
+     *   - shutdown()/shutdownNow() racing an offer: the producer re-reads `state` after its
+     *     offer and takes its task back out (rejecting it) if it can; if it cannot, a worker
+     *     took it and runs it.
+     *   - A worker leaves while tasks are queued and nobody else would poll: workerExited starts
+     *     a replacement (ThreadPoolExecutor's processWorkerExit does the same).
+     *   - A task handed to a worker's slot always runs, even if shutdownNow() comes in between
+     *     (with the interrupt flag set), because the producer already returned normally.
+     *
+     * Counting: workerCount counts workers that take up capacity; it is decremented, under
+     * `lock`, when a worker is chosen to stop (Worker.retired), so capacity decisions see the
+     * effect at once. `workers` holds the threads that have not yet exited; termination waits
+     * for it to empty. running = workerCount - idle - spinner. Totals for finished tasks are
+     * per-worker fields written only by the worker (release stores) and folded into the pool's
+     * totals when the worker exits, so the hot path touches no shared counter but `submitted`.
+     */
+
+    static final int RUNNING = 0;
+    static final int SHUTDOWN = 1;
+    static final int STOP = 2;
+    static final int TERMINATED = 3;
+
+    /** How long a worker that just went idle spins for the next task before parking, by default. */
+    static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
+
+    private static final int WAITING = 0;
+    private static final int ACCEPTED = 1;
+    private static final int CLOSED = 2;
+
+    // Configuration.
+    private final String name;
+    private final Duration expiry;
+    private final boolean disablePurge;
+    private final boolean preAlloc;
+    private final int queueCapacity;
+    private final boolean nonblocking;
+    private final int maxBlockingTasks;
+    private final Duration blockingTimeout;
+    private final boolean virtualThreads;
+    private final ThreadFactory threadFactory;
+    private final boolean customThreadFactory;
+    private final Consumer<Throwable> panicHandler;
+    private final UnaryOperator<Runnable> taskDecorator;
+    private final Consumer<Object> function;                         // non-null for FunctionPool
+    private final long spinNanos;
+    private final LongSupplier clock;
+    private final long expiryNanos;
+    private final long blockingTimeoutNanos;
+
+    private volatile int capacity;
+    private volatile int state;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition termination = lock.newCondition();
+    private final IdleWorkers idle;                                  // guarded by lock
+    private volatile int idleCount;                                  // idle.size(), written under lock
+    private final AtomicReference<Worker> spinner = new AtomicReference<>();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();   // guarded by lock
+    private volatile int waitingCount;                               // waiters.size(), written under lock
+    private volatile int workerCount;                                // written under lock
+    private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
+    private final Queue<Object> queue;                               // null when queueCapacity == 0
+    private final AtomicInteger queued = new AtomicInteger();
+    private int generation;                                          // guarded by lock
+    private int terminatedGeneration = -1;                           // guarded by lock
+    private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
+
+    private final LongAdder submitted = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder returned = new LongAdder();
+    private long retiredCompleted;                                   // guarded by lock
+    private long retiredFailed;                                      // guarded by lock
+    private long retiredCancelled;                                   // guarded by lock
+
+    /**
+     * Creates a pool from a builder; {@link Builder#build()} is the usual way.
+     * @param builder the configuration
+     * @throws IllegalStateException if no capacity was set, or virtual threads were asked for on Java 17
+     * @throws IllegalArgumentException if options contradict each other
+     */
+    protected WorkerPool(Builder builder) {
+        this(builder, null);
+    }
+
+    /** A pool whose work items are arguments of {@code function} rather than Runnables. */
+    WorkerPool(Builder builder, Consumer<Object> function) {
+        Objects.requireNonNull(builder, "builder");
+        this.function = function;
+        if (builder.capacity == null) {
+            throw new IllegalStateException("capacity is required: call capacity(n) with n >= 1, "
+                    + "or capacity(-1) for an unbounded pool (pool '" + builder.name + "')");
+        }
+        if (builder.preAlloc && builder.capacity < 0) {
+            throw new IllegalArgumentException("preAlloc needs a bounded capacity, but capacity is -1 (pool '"
+                    + builder.name + "'): set a capacity >= 1 or turn preAlloc off");
+        }
+        if (builder.virtualThreads && builder.threadFactory != null) {
+            throw new IllegalArgumentException("virtualThreads(true) and threadFactory(...) both set (pool '"
+                    + builder.name + "'): the thread factory decides the kind of thread; set only one");
+        }
+        this.name = builder.name;
+        this.capacity = builder.capacity;
+        this.expiry = builder.expiry;
+        this.disablePurge = builder.disablePurge;
+        this.preAlloc = builder.preAlloc;
+        this.queueCapacity = builder.queueCapacity;
+        this.nonblocking = builder.nonblocking;
+        this.maxBlockingTasks = builder.maxBlockingTasks;
+        this.blockingTimeout = builder.blockingTimeout;
+        this.virtualThreads = builder.virtualThreads;
+        this.customThreadFactory = builder.threadFactory != null;
+        this.threadFactory = builder.threadFactory != null ? builder.threadFactory
+                : builder.virtualThreads ? Threads.virtual(name) : Threads.platform(name);
+        this.panicHandler = builder.panicHandler != null ? builder.panicHandler : this::logPanic;
+        this.taskDecorator = builder.taskDecorator;
+        this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
+        this.clock = builder.clock != null ? builder.clock : System::nanoTime;
+        this.expiryNanos = expiry.toNanos();
+        this.blockingTimeoutNanos = blockingTimeout == null ? -1 : blockingTimeout.toNanos();
+        this.idle = preAlloc ? new IdleWorkers.Ring(builder.capacity) : new IdleWorkers.Stack();
+        this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
+        lock.lock();
+        try {
+            schedulePurge();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns a new builder; {@link Builder#capacity(int)} is required. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- submission
+
+    /**
+     * Runs the task on a worker of this pool, starting one if needed and allowed; if every
+     * worker is busy, queues the task, or waits for a free worker, as configured.
+     *
+     * @throws PoolOverloadException if the pool is full and the caller may not wait, or waited
+     *         {@code blockingTimeout} in vain, or was interrupted while waiting (the interrupt
+     *         status is kept)
+     * @throws PoolClosedException if the pool is shut down, or was shut down while the caller waited
+     * @throws NullPointerException if task is null
+     */
+    @Override
+    public final void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        submitWork(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
+    }
+
+    /**
+     * Counts and hands one unit of work to a worker: a Runnable, or for a pool bound to a
+     * function (FunctionPool) the function's argument, so no task object is allocated per call.
+     */
+    final void submitWork(Object work) {
+        submitted.increment();
+        if (state != RUNNING) {
+            throw rejectClosed();
+        }
+        Worker w;
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return;
+        }
+        if (idleCount > 0 && (w = popIdle()) != null) {
+            w.handOff(work);
+            return;
+        }
+        int c = capacity;
+        if ((c < 0 || workerCount < c) && addWorker(work)) {
+            return;
+        }
+        if (queue != null && offerToQueue(work)) {
+            return;
+        }
+        awaitWorker(work);
+    }
+
+    @Override
+    protected final <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new PoolFuture<>(runnable, value);
+    }
+
+    @Override
+    protected final <T> RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new PoolFuture<>(callable);
+    }
+
+    private Worker popIdle() {
+        lock.lock();
+        try {
+            Worker w = idle.pop();
+            if (w != null) {
+                idleCount = idle.size();
+            }
+            return w;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Starts a worker for the task if below capacity; false if the pool filled up meanwhile. */
+    private boolean addWorker(Object firstTask) {
+        Worker w;
+        lock.lock();
+        try {
+            if (state != RUNNING) {
+                throw rejectClosed();
+            }
+            int c = capacity;
+            if (c >= 0 && workerCount >= c) {
+                return false;
+            }
+            w = newWorkerLocked(firstTask);
+        } finally {
+            lock.unlock();
+        }
+        start(w);
+        return true;
+    }
+
+    /**
+     * Creates a worker that counts toward capacity; the caller starts it after unlocking. If the
+     * thread factory fails, a worker for a caller's task throws (the caller's task is rejected);
+     * a worker meant to drain the queue is logged and null is returned (its tasks stay queued).
+     */
+    private Worker newWorkerLocked(Object firstTask) {
+        Worker w = new Worker(this, firstTask);
+        Thread t;
+        RuntimeException failure = null;
+        try {
+            t = threadFactory.newThread(w);
+            if (t == null) {
+                failure = new IllegalStateException("the thread factory returned null");
+            }
+        } catch (RuntimeException | Error e) {
+            t = null;
+            failure = new IllegalStateException(e.toString(), e);
+        }
+        if (failure != null) {
+            if (firstTask == null) {
+                LOG.log(System.Logger.Level.WARNING, "pool '" + name + "' could not create a worker thread", failure);
+                return null;
+            }
+            rejected.increment();
+            throw new PoolOverloadException(name, "pool '" + name + "' could not create a worker thread: "
+                    + failure.getMessage(), failure);
+        }
+        w.thread = t;
+        workerCount++;
+        workers.add(w);
+        return w;
+    }
+
+    private void start(Worker w) {
+        try {
+            w.thread.start();
+        } catch (RuntimeException | Error e) {
+            lock.lock();
+            try {
+                w.retired = true;
+                workerCount--;
+                workers.remove(w);
+                tryTerminate();
+            } finally {
+                lock.unlock();
+            }
+            if (w.firstTask != null) {
+                rejected.increment();
+                throw new PoolOverloadException(name, "pool '" + name + "' could not start a worker thread: " + e, e);
+            }
+            LOG.log(System.Logger.Level.WARNING, "pool '" + name + "' could not start a worker thread", e);
+        }
+    }
+
+    private boolean offerToQueue(Object task) {
+        for (int q; ; ) {
+            q = queued.get();
+            if (q >= queueCapacity) {
+                return false;
+            }
+            if (queued.compareAndSet(q, q + 1)) {
+                break;
+            }
+        }
+        queue.offer(task);
+        if (state != RUNNING) {
+            if (queue.remove(task)) {
+                queued.decrementAndGet();
+                lock.lock();
+                try {
+                    tryTerminate();
+                } finally {
+                    lock.unlock();
+                }
+                throw rejectClosed();
+            }
+            return true; // a worker took it and runs it
+        }
+        if (spinner.get() != null || idleCount > 0 || workerCount == 0) {
+            wakeForQueue();
+        }
+        return true;
+    }
+
+    /** Makes sure some worker will poll the queue: wakes the spinner or an idle worker, or starts one. */
+    private void wakeForQueue() {
+        Worker w = spinner.getAndSet(null);
+        if (w != null) {
+            w.handOff(Worker.POLL);
+            return;
+        }
+        Worker fresh = null;
+        lock.lock();
+        try {
+            w = idle.pop();
+            if (w != null) {
+                idleCount = idle.size();
+            } else {
+                int c = capacity;
+                if (state < STOP && (c < 0 || workerCount < c) && !queue.isEmpty()) {
+                    fresh = newWorkerLocked(null);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (w != null) {
+            w.handOff(Worker.POLL);
+        } else if (fresh != null) {
+            start(fresh);
+        }
+    }
+
+    /** The full-pool path: reject, or wait for a worker as configured. */
+    private void awaitWorker(Object task) {
+        long deadline = blockingTimeoutNanos > 0 ? System.nanoTime() + blockingTimeoutNanos : 0L;
+        Waiter waiter = null;
+        Worker w = null;
+        lock.lock();
+        try {
+            if (state != RUNNING) {
+                throw rejectClosed();
+            }
+            w = idle.pop();
+            if (w != null) {
+                idleCount = idle.size();
+            } else {
+                int c = capacity;
+                if (c < 0 || workerCount < c) {
+                    w = newWorkerLocked(task);
+                    lock.unlock();
+                    try {
+                        start(w);
+                    } finally {
+                        lock.lock();
+                    }
+                    return;
+                }
+                if (queue != null && queued.get() < queueCapacity) {
+                    waiter = null;
+                } else if (nonblocking) {
+                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
+                            + queueNote() + "; it is nonblocking, so it rejects instead of waiting");
+                } else if (maxBlockingTasks > 0 && waiters.size() >= maxBlockingTasks) {
+                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
+                            + queueNote() + " and " + waiters.size() + " callers already wait (maxBlockingTasks="
+                            + maxBlockingTasks + ")");
+                } else if (blockingTimeoutNanos == 0) {
+                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
+                            + queueNote() + " and blockingTimeout is 0");
+                } else {
+                    waiter = new Waiter(task, Thread.currentThread());
+                    waiters.addLast(waiter);
+                    waitingCount = waiters.size();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (w != null) {
+            w.handOff(task);
+            return;
+        }
+        if (waiter == null) {
+            // The queue had room again by the time we held the lock.
+            if (!offerToQueue(task)) {
+                awaitWorker(task);
+            }
+            return;
+        }
+        // Re-check the spinner after registering: a worker may have started spinning before it
+        // could see this waiter (see the notes).
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            boolean mine;
+            lock.lock();
+            try {
+                mine = removeWaiter(waiter);
+            } finally {
+                lock.unlock();
+            }
+            // If not mine, a worker already took the waiter's task; send the spinner back to look for work.
+            w.handOff(mine ? task : Worker.POLL);
+            if (mine) {
+                return;
+            }
+        }
+        waiter.await(deadline, spinNanos);
+    }
+
+    private String queueNote() {
+        return queue == null ? "" : " and the queue is full (" + queueCapacity + " tasks)";
+    }
+
+    private boolean removeWaiter(Waiter waiter) {
+        if (waiters.remove(waiter)) {
+            waitingCount = waiters.size();
+            return true;
+        }
+        return false;
+    }
+
+    private PoolOverloadException rejectOverload(String message) {
+        rejected.increment();
+        return new PoolOverloadException(name, message);
+    }
+
+    private PoolClosedException rejectClosed() {
+        rejected.increment();
+        return new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
+                + " and accepts no tasks; call reboot() to reopen it");
+    }
+
+    /** A caller waiting in execute for a free worker. */
+    private final class Waiter {
+        final Object task;
+        final Thread thread;
+        volatile int status = WAITING;
+        volatile boolean parked;
+
+        Waiter(Object task, Thread thread) {
+            this.task = task;
+            this.thread = thread;
+        }
+
+        /** Sets the outcome; called under the pool's lock after removing this waiter. */
+        void complete(int outcome) {
+            status = outcome;
+            if (parked) {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        void await(long deadline, long spin) {
+            long spinEnd = System.nanoTime() + spin;
+            boolean interrupted = false;
+            while (status == WAITING) {
+                long now = System.nanoTime();
+                if (now - spinEnd < 0) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (deadline != 0L && now - deadline >= 0) {
+                    break;
+                }
+                parked = true;
+                if (status == WAITING) {
+                    if (deadline != 0L) {
+                        LockSupport.parkNanos(this, deadline - now);
+                    } else {
+                        LockSupport.park(this);
+                    }
+                }
+                parked = false;
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            int outcome = status;
+            if (outcome == WAITING) {
+                lock.lock();
+                try {
+                    if (removeWaiter(this)) {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                            throw rejectOverload("pool '" + name + "': interrupted while waiting for a free worker");
+                        }
+                        throw rejectOverload("pool '" + name + "' had no free worker within " + blockingTimeout
+                                + " (blockingTimeout)");
+                    }
+                    outcome = status; // completed just now, under the lock
+                } finally {
+                    lock.unlock();
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (outcome == CLOSED) {
+                throw rejectClosed();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- workers
+
+    final void runWorker(Worker w) {
+        Object task = w.firstTask;
+        w.firstTask = null;
+        try {
+            for (;;) {
+                if (task != null) {
+                    runTask(w, task);
+                }
+                task = nextTask(w);
+                if (task == null) {
+                    break;
+                }
+            }
+        } finally {
+            workerExited(w);
+        }
+    }
+
+    private void runTask(Worker w, Object task) {
+        // As in ThreadPoolExecutor: a stopping pool's tasks see an interrupt, others never a stale one.
+        if (state >= STOP) {
+            Thread.currentThread().interrupt();
+        } else if (Thread.interrupted() && state >= STOP) {
+            Thread.currentThread().interrupt();
+        }
+        Object original = task instanceof Decorated ? ((Decorated) task).original : task;
+        if (original instanceof PoolFuture && ((PoolFuture<?>) original).isCancelled()) {
+            w.addCancelled();
+            return;
+        }
+        try {
+            if (function != null) {
+                function.accept(task);
+            } else {
+                ((Runnable) task).run();
+            }
+        } catch (Throwable t) {
+            w.addFailed();
+            panic(t);
+            return;
+        }
+        if (original instanceof PoolFuture && ((PoolFuture<?>) original).failed) {
+            w.addFailed();
+        } else {
+            w.addCompleted();
+        }
+    }
+
+    private void panic(Throwable t) {
+        try {
+            panicHandler.accept(t);
+        } catch (Throwable handlerFailure) {
+            handlerFailure.addSuppressed(t);
+            LOG.log(System.Logger.Level.ERROR, "panic handler of pool '" + name + "' threw", handlerFailure);
+        }
+    }
+
+    private void logPanic(Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "task in pool '" + name + "' threw; the worker carries on", t);
+    }
+
+    /** The worker's next task, or null when it should exit. */
+    private Object nextTask(Worker w) {
+        for (;;) {
+            int s = state;
+            if (s >= STOP) {
+                return null;
+            }
+            int c = capacity;
+            if (c >= 0 && workerCount > c && retireIf(w, true)) {
+                return null;
+            }
+            if (queue != null) {
+                Object t = queue.poll();
+                if (t != null) {
+                    queued.decrementAndGet();
+                    if (waitingCount > 0) {
+                        admitWaiterToQueue();
+                    }
+                    return t;
+                }
+            }
+            if (waitingCount > 0) {
+                Object t = takeWaiterTask();
+                if (t != null) {
+                    return t;
+                }
+            }
+            if (s != RUNNING) {
+                if (retireIf(w, false)) {
+                    return null;
+                }
+                continue;
+            }
+            Object o = awaitWork(w);
+            if (o == Worker.STOP) {
+                return null;
+            }
+            if (o != Worker.POLL) {
+                return o;
+            }
+        }
+    }
+
+    /** Retires the worker: if overCapacity, when the pool is above capacity; else when there is nothing left to drain. */
+    private boolean retireIf(Worker w, boolean overCapacity) {
+        lock.lock();
+        try {
+            boolean retire;
+            if (overCapacity) {
+                int c = capacity;
+                retire = c >= 0 && workerCount > c;
+            } else {
+                retire = state != RUNNING && (queue == null || queue.isEmpty()) && waiters.isEmpty();
+            }
+            if (retire) {
+                w.retired = true;
+                workerCount--;
+            }
+            return retire;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Object takeWaiterTask() {
+        lock.lock();
+        try {
+            Waiter waiter = waiters.pollFirst();
+            if (waiter == null) {
+                return null;
+            }
+            waitingCount = waiters.size();
+            waiter.complete(ACCEPTED);
+            return waiter.task;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A queue slot just freed up: move the first waiting caller's task into the queue. */
+    private void admitWaiterToQueue() {
+        lock.lock();
+        try {
+            if (queued.get() >= queueCapacity) {
+                return;
+            }
+            Waiter waiter = waiters.pollFirst();
+            if (waiter == null) {
+                return;
+            }
+            waitingCount = waiters.size();
+            queued.incrementAndGet();
+            queue.offer(waiter.task);
+            waiter.complete(ACCEPTED);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits idle until handed a task; returns it, or POLL to look again. */
+    private Object awaitWork(Worker w) {
+        if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
+            if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING)
+                    && spinner.compareAndSet(w, null)) {
+                return Worker.POLL;
+            }
+            Object o = w.spinForSlot(spinNanos);
+            if (o != null) {
+                return o;
+            }
+            if (!spinner.compareAndSet(w, null)) {
+                return w.awaitSlot(); // claimed just now: the hand-off is on its way
+            }
+        }
+        lock.lock();
+        try {
+            int c = capacity;
+            if (state != RUNNING || !waiters.isEmpty() || (c >= 0 && workerCount > c)) {
+                return Worker.POLL;
+            }
+            w.idleSince = clock.getAsLong();
+            idle.push(w);
+            idleCount = idle.size();
+        } finally {
+            lock.unlock();
+        }
+        if (queue != null && !queue.isEmpty()) {
+            lock.lock();
+            try {
+                if (idle.remove(w)) {
+                    idleCount = idle.size();
+                    return Worker.POLL;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return w.awaitSlot();
+    }
+
+    private void workerExited(Worker w) {
+        Worker replacement = null;
+        lock.lock();
+        try {
+            if (!w.retired) {
+                w.retired = true;
+                workerCount--;
+            }
+            workers.remove(w);
+            retiredCompleted += w.completed();
+            retiredFailed += w.failed();
+            retiredCancelled += w.cancelled();
+            if (queue != null && !queue.isEmpty() && state < STOP && workerCount == 0) {
+                replacement = newWorkerLocked(null);
+            }
+            tryTerminate();
+        } finally {
+            lock.unlock();
+        }
+        if (replacement != null) {
+            start(replacement);
+        }
+    }
+
+    /** Moves to TERMINATED if shut down, no worker thread is left and the queue is empty; under lock. */
+    private void tryTerminate() {
+        int s = state;
+        if ((s == SHUTDOWN || s == STOP) && workers.isEmpty() && (queue == null || queue.isEmpty())
+                && waiters.isEmpty()) {
+            state = TERMINATED;
+            terminatedGeneration = generation;
+            if (purgeSchedule != null) {
+                purgeSchedule.cancel(false);
+                purgeSchedule = null;
+            }
+            termination.signalAll();
+        }
+    }
+
+    /** Takes an idle worker out of the count, under lock; the caller hands it STOP after unlocking. */
+    private void retireIdleLocked(Worker w, List<Worker> out) {
+        w.retired = true;
+        workerCount--;
+        out.add(w);
+    }
+
+    private static void handOffAll(List<Worker> workers, Object signal) {
+        for (Worker w : workers) {
+            w.handOff(signal);
+        }
+    }
+
+    // ---------------------------------------------------------------- expiry, purge, tune
+
+    /** Stops workers idle longer than the expiry; called by the shared purger. Returns how many. */
+    final int purgeExpired() {
+        long now = clock.getAsLong();
+        List<Worker> stopped = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Worker w; (w = idle.oldest()) != null && now - w.idleSince >= expiryNanos; ) {
+                idle.pollOldest();
+                retireIdleLocked(w, stopped);
+            }
+            idleCount = idle.size();
+        } finally {
+            lock.unlock();
+        }
+        handOffAll(stopped, Worker.STOP);
+        return stopped.size();
+    }
+
+    /**
+     * Stops every idle worker now; running tasks are not touched. Workers are started again on
+     * demand.
+     * @return how many idle workers were stopped
+     */
+    public final int purge() {
+        List<Worker> stopped = new ArrayList<>();
+        Worker s = spinner.getAndSet(null);
+        lock.lock();
+        try {
+            if (s != null) {
+                retireIdleLocked(s, stopped);
+            }
+            idle.drain(w -> retireIdleLocked(w, stopped));
+            idleCount = 0;
+        } finally {
+            lock.unlock();
+        }
+        handOffAll(stopped, Worker.STOP);
+        return stopped.size();
+    }
+
+    /**
+     * Changes the capacity now (ants {@code Tune}). Growing lets waiting callers and queued tasks
+     * in at once; shrinking stops idle workers above the new capacity and lets running tasks
+     * finish, after which at most {@code capacity} run.
+     *
+     * @param capacity the new capacity, at least 1, or -1 for unbounded
+     * @throws IllegalArgumentException if capacity is 0 or below -1; nothing changes
+     * @throws IllegalStateException if the pool was built with {@code preAlloc(true)}
+     */
+    public final void tune(int capacity) {
+        checkCapacity(capacity);
+        if (preAlloc) {
+            throw new IllegalStateException("pool '" + name + "' was built with preAlloc(true): its idle-worker ring "
+                    + "is allocated for exactly " + this.capacity + " workers, so its capacity cannot be tuned; "
+                    + "build it without preAlloc to tune it");
+        }
+        List<Worker> toStart = new ArrayList<>();
+        List<Worker> stopped = new ArrayList<>();
+        lock.lock();
+        try {
+            int old = this.capacity;
+            this.capacity = capacity;
+            if (capacity < 0 || (old >= 0 && capacity > old)) {
+                while (!waiters.isEmpty() && state == RUNNING && (capacity < 0 || workerCount < capacity)) {
+                    Waiter waiter = waiters.pollFirst();
+                    toStart.add(newWorkerLocked(waiter.task));
+                    waiter.complete(ACCEPTED);
+                }
+                waitingCount = waiters.size();
+                if (queue != null && state < STOP) {
+                    for (int q = queued.get(); q > 0 && (capacity < 0 || workerCount < capacity); q--) {
+                        Worker drainer = newWorkerLocked(null);
+                        if (drainer == null) {
+                            break;
+                        }
+                        toStart.add(drainer);
+                    }
+                }
+            } else {
+                for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {
+                    retireIdleLocked(w, stopped);
+                }
+                idleCount = idle.size();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (capacity >= 0 && workerCount > capacity) {
+            Worker s = spinner.getAndSet(null);
+            if (s != null) {
+                s.handOff(Worker.POLL); // it re-checks capacity and retires
+            }
+        }
+        handOffAll(stopped, Worker.STOP);
+        for (Worker w : toStart) {
+            start(w);
+        }
+    }
+
+    static void checkCapacity(int capacity) {
+        if (capacity == 0 || capacity < -1) {
+            throw new IllegalArgumentException("capacity must be at least 1, or -1 for unbounded, but was " + capacity);
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /**
+     * Stops intake; queued and running tasks finish. Callers waiting for a worker get a
+     * {@link PoolClosedException}. Does not wait; see {@link #awaitTermination}.
+     */
+    @Override
+    public final void shutdown() {
+        List<Worker> woken = new ArrayList<>();
+        lock.lock();
+        try {
+            if (state == RUNNING) {
+                state = SHUTDOWN;
+            }
+            closeWaitersLocked();
+            idle.drain(woken::add);
+            idleCount = 0;
+            tryTerminate();
+        } finally {
+            lock.unlock();
+        }
+        Worker s = spinner.getAndSet(null);
+        if (s != null) {
+            woken.add(s);
+        }
+        handOffAll(woken, Worker.POLL); // each looks at the queue and exits once it is empty
+    }
+
+    /** ants' {@code Release}: the same as {@link #shutdown()}. */
+    public final void release() {
+        shutdown();
+    }
+
+    /**
+     * Stops intake, interrupts running tasks, and returns every task that was accepted but never
+     * started, in queue order. Callers waiting for a worker get a {@link PoolClosedException}.
+     * Tasks created by {@code submit} are returned as their {@link java.util.concurrent.Future}s.
+     */
+    @Override
+    public final List<Runnable> shutdownNow() {
+        List<Object> pending = stopNow();
+        List<Runnable> never = new ArrayList<>(pending.size());
+        for (Object o : pending) {
+            if (function != null) {
+                Consumer<Object> f = function;
+                never.add(() -> f.accept(o));
+            } else {
+                never.add((Runnable) o);
+            }
+        }
+        return never;
+    }
+
+    /** shutdownNow() for any kind of work: returns the queued work items that never started. */
+    final List<Object> stopNow() {
+        List<Object> never = new ArrayList<>();
+        List<Worker> woken = new ArrayList<>();
+        lock.lock();
+        try {
+            if (state < STOP) {
+                state = STOP;
+            }
+            closeWaitersLocked();
+            if (queue != null) {
+                for (Object t; (t = queue.poll()) != null; ) {
+                    queued.decrementAndGet();
+                    never.add(t instanceof Decorated ? ((Decorated) t).original : t);
+                }
+            }
+            returned.add(never.size());
+            idle.drain(woken::add);
+            idleCount = 0;
+            for (Worker w : workers) {
+                w.thread.interrupt(); // idle ones ignore it
+            }
+            tryTerminate();
+        } finally {
+            lock.unlock();
+        }
+        Worker s = spinner.getAndSet(null);
+        if (s != null) {
+            woken.add(s);
+        }
+        handOffAll(woken, Worker.POLL); // each sees STOP and exits
+        return never;
+    }
+
+    private void closeWaitersLocked() {
+        for (Waiter waiter; (waiter = waiters.pollFirst()) != null; ) {
+            waiter.complete(CLOSED);
+        }
+        waitingCount = 0;
+    }
+
+    /**
+     * ants' {@code ReleaseTimeout}: shuts down and waits for every worker to exit.
+     * @param timeout longest to wait
+     * @return true if the pool terminated in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public final boolean releaseTimeout(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        shutdown();
+        return awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Reopens a shut-down pool (ants' {@code Reboot}); does nothing if it is running. Workers that
+     * are still finishing stay; new ones start on demand.
+     */
+    public final void reboot() {
+        lock.lock();
+        try {
+            if (state == RUNNING) {
+                return;
+            }
+            state = RUNNING;
+            generation++;
+            termination.signalAll();
+            schedulePurge();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void schedulePurge() {
+        if (!disablePurge && purgeSchedule == null) {
+            long period = Math.max(expiryNanos / 2, TimeUnit.MILLISECONDS.toNanos(1));
+            purgeSchedule = Purger.schedule(this, period);
+        }
+    }
+
+    @Override
+    public final boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        lock.lock();
+        try {
+            int gen = generation;
+            while (terminatedGeneration < gen) {
+                if (generation != gen) {
+                    return false; // rebooted before it terminated
+                }
+                if (nanos <= 0L) {
+                    return false;
+                }
+                nanos = termination.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Shuts down and waits until every task has finished, as {@code ExecutorService.close()} does
+     * on Java 19+: if interrupted while waiting, calls {@link #shutdownNow()}, keeps waiting, and
+     * restores the interrupt status.
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        shutdown();
+        while (!isTerminated()) {
+            try {
+                awaitTermination(1, TimeUnit.DAYS);
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    shutdownNow();
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public final boolean isShutdown() {
+        return state != RUNNING;
+    }
+
+    @Override
+    public final boolean isTerminated() {
+        return state == TERMINATED;
+    }
+
+    /** ants' {@code IsClosed}: whether the pool was shut down (and not rebooted). */
+    public final boolean isClosed() {
+        return state != RUNNING;
+    }
+
+    // ---------------------------------------------------------------- figures
+
+    /** Returns the pool's name. */
+    public final String name() {
+        return name;
+    }
+
+    /** Most tasks that may run at once; -1 when unbounded (ants {@code Cap}). */
+    public final int capacity() {
+        return capacity;
+    }
+
+    /** Tasks executing right now: busy workers (ants {@code Running} counts idle workers too). */
+    public final int running() {
+        return Math.max(0, workerCount - idle());
+    }
+
+    /** Live workers waiting for work. */
+    public final int idle() {
+        return idleCount + (spinner.get() != null ? 1 : 0);
+    }
+
+    /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
+    public final int free() {
+        int c = capacity;
+        return c < 0 ? -1 : Math.max(0, c - running());
+    }
+
+    /** Callers blocked inside {@code execute}/{@code submit} waiting for a worker (ants {@code Waiting}). */
+    public final int waiting() {
+        return waitingCount;
+    }
+
+    /** Tasks accepted into the queue and not yet started. */
+    public final int queued() {
+        return queue == null ? 0 : Math.max(0, queued.get());
+    }
+
+    /** Returns a snapshot of the pool's levels and totals. */
+    public final PoolStats stats() {
+        lock.lock();
+        try {
+            long completed = retiredCompleted;
+            long failed = retiredFailed;
+            long cancelled = retiredCancelled + returned.sum();
+            for (Worker w : workers) {
+                completed += w.completed();
+                failed += w.failed();
+                cancelled += w.cancelled();
+            }
+            return new PoolStats(name, capacity, running(), idle(), waitingCount, queued(),
+                    submitted.sum(), completed, failed, rejected.sum(), cancelled);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns the options this pool was built with; {@code capacity} is the current one. */
+    public final Config config() {
+        return new Config(name, capacity, expiry, disablePurge, preAlloc, queueCapacity, nonblocking,
+                maxBlockingTasks, blockingTimeout, virtualThreads, customThreadFactory);
+    }
+
+    /** Package-private seam for tests: idle workers on the stack or ring, without the spinner. */
+    final int idleInStructure() {
+        return idleCount;
+    }
+
+    /** Package-private seam for tests: worker threads that have not exited yet. */
+    final List<Thread> workerThreads() {
+        lock.lock();
+        try {
+            List<Thread> out = new ArrayList<>();
+            for (Worker w : workers) {
+                out.add(w.thread);
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        String s = switch (state) {
+            case RUNNING -> "RUNNING";
+            case SHUTDOWN -> "SHUTDOWN";
+            case STOP -> "STOP";
+            default -> "TERMINATED";
+        };
+        return "WorkerPool[" + name + ", " + s + ", capacity=" + capacity + ", running=" + running()
+                + ", idle=" + idle() + ", waiting=" + waitingCount + ", queued=" + queued() + "]";
+    }
+
+    /**
+     * The options a pool was built with.
+     *
+     * @param name                the pool's name
+     * @param capacity            current capacity; -1 when unbounded
+     * @param expiry              idle worker lifetime
+     * @param disablePurge        whether idle workers never expire
+     * @param preAlloc            whether the idle-worker ring was allocated up front
+     * @param queueCapacity       tasks held while every worker is busy
+     * @param nonblocking         whether a full pool rejects instead of making callers wait
+     * @param maxBlockingTasks    most callers that may wait; 0 = no limit
+     * @param blockingTimeout     longest a caller waits; null = no limit
+     * @param virtualThreads      whether workers are virtual threads
+     * @param customThreadFactory whether a thread factory was given
+     */
+    public record Config(String name, int capacity, Duration expiry, boolean disablePurge, boolean preAlloc,
+            int queueCapacity, boolean nonblocking, int maxBlockingTasks, Duration blockingTimeout,
+            boolean virtualThreads, boolean customThreadFactory) {
+    }
+
+    /** A FutureTask that remembers whether its callable threw, so the pool can count it as failed. */
+    static final class PoolFuture<V> extends FutureTask<V> {
+        boolean failed; // written and read by the worker thread that runs it
+
+        PoolFuture(Callable<V> callable) {
+            super(callable);
+        }
+
+        PoolFuture(Runnable runnable, V value) {
+            super(runnable, value);
+        }
+
+        @Override
+        protected void setException(Throwable t) {
+            failed = true;
+            super.setException(t);
+        }
+    }
+
+    /** A task wrapped by the task decorator, with the original kept for counting and shutdownNow. */
+    private static final class Decorated implements Runnable {
+        final Runnable original;
+        final Runnable decorated;
+
+        Decorated(Runnable original, Runnable decorated) {
+            this.original = original;
+            this.decorated = Objects.requireNonNull(decorated, "taskDecorator returned null");
+        }
+
+        @Override
+        public void run() {
+            decorated.run();
+        }
+    }
+
+    /**
+     * Builds a {@link WorkerPool}. Every setter checks its argument at once and throws
+     * {@link IllegalArgumentException} naming the option and the value.
+     */
+    public static final class Builder {
+        String name = "pool";
+        Integer capacity;
+        Duration expiry = Duration.ofSeconds(60);
+        boolean disablePurge;
+        boolean preAlloc;
+        int queueCapacity;
+        boolean nonblocking;
+        int maxBlockingTasks;
+        Duration blockingTimeout;
+        boolean virtualThreads;
+        ThreadFactory threadFactory;
+        Consumer<Throwable> panicHandler;
+        UnaryOperator<Runnable> taskDecorator;
+        long spinNanos = -1;
+        LongSupplier clock;
+
+        Builder() {
+        }
+
+        /** Name used in thread names, errors and meters; default {@code "pool"}. */
+        public Builder name(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank, but was " + (name == null ? "null" : "'" + name + "'"));
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** Most tasks that may run at once, at least 1, or -1 for unbounded (ants {@code Cap}); required. */
+        public Builder capacity(int capacity) {
+            if (capacity == 0 || capacity < -1) {
+                throw new IllegalArgumentException("capacity must be at least 1, or -1 for unbounded, but was " + capacity);
+            }
+            this.capacity = capacity;
+            return this;
+        }
+
+        /** How long a worker may stay idle before it stops (ants {@code ExpiryDuration}); default 60 s. */
+        public Builder expiry(Duration expiry) {
+            if (expiry == null || expiry.isNegative() || expiry.isZero()) {
+                throw new IllegalArgumentException("expiry must be a positive duration, but was " + expiry
+                        + "; to keep idle workers forever use disablePurge(true)");
+            }
+            this.expiry = expiry;
+            return this;
+        }
+
+        /** Whether idle workers never expire (ants {@code DisablePurge}); default false. */
+        public Builder disablePurge(boolean disablePurge) {
+            this.disablePurge = disablePurge;
+            return this;
+        }
+
+        /**
+         * Whether to allocate the idle-worker ring for {@code capacity} workers up front and reuse
+         * idle workers longest-idle first (ants {@code PreAlloc}); needs a bounded capacity, and the
+         * pool cannot be tuned. Default false.
+         */
+        public Builder preAlloc(boolean preAlloc) {
+            this.preAlloc = preAlloc;
+            return this;
+        }
+
+        /** Tasks held while every worker is busy; 0 (the default) hands tasks straight to workers, as ants does. */
+        public Builder queueCapacity(int queueCapacity) {
+            if (queueCapacity < 0) {
+                throw new IllegalArgumentException("queueCapacity must be 0 or more, but was " + queueCapacity);
+            }
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /** Whether a full pool rejects at once instead of making the caller wait (ants {@code Nonblocking}); default false. */
+        public Builder nonblocking(boolean nonblocking) {
+            this.nonblocking = nonblocking;
+            return this;
+        }
+
+        /** Most callers that may wait when the pool is full, 0 for no limit (ants {@code MaxBlockingTasks}); default 0. */
+        public Builder maxBlockingTasks(int maxBlockingTasks) {
+            if (maxBlockingTasks < 0) {
+                throw new IllegalArgumentException("maxBlockingTasks must be 0 (no limit) or more, but was " + maxBlockingTasks);
+            }
+            this.maxBlockingTasks = maxBlockingTasks;
+            return this;
+        }
+
+        /** Longest a caller waits for a worker before rejection; null (the default) waits as long as it takes. */
+        public Builder blockingTimeout(Duration blockingTimeout) {
+            if (blockingTimeout != null && blockingTimeout.isNegative()) {
+                throw new IllegalArgumentException("blockingTimeout must not be negative, but was " + blockingTimeout);
+            }
+            this.blockingTimeout = blockingTimeout;
+            return this;
+        }
+
+        /** Whether workers are virtual threads (Java 21+; on Java 17 {@link #build()} fails); default false. */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+            return this;
+        }
+
+        /** Factory for worker threads; default: platform, non-daemon threads named {@code name-N}. */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            return this;
+        }
+
+        /** Gets what an {@code execute}d task threw; the worker survives (ants {@code PanicHandler}). Default: log. */
+        public Builder panicHandler(Consumer<Throwable> panicHandler) {
+            this.panicHandler = Objects.requireNonNull(panicHandler, "panicHandler");
+            return this;
+        }
+
+        /**
+         * Wraps each task when it is submitted, on the submitting thread, so that context (MDC,
+         * security, tracing) can travel with it; default none.
+         */
+        public Builder taskDecorator(UnaryOperator<Runnable> taskDecorator) {
+            this.taskDecorator = Objects.requireNonNull(taskDecorator, "taskDecorator");
+            return this;
+        }
+
+        /** Test seam: how long a worker that just went idle spins before parking. */
+        Builder spinNanos(long spinNanos) {
+            this.spinNanos = spinNanos;
+            return this;
+        }
+
+        /** Test seam: the clock used for idle times. */
+        Builder clock(LongSupplier clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * Builds the pool; its workers start on demand.
+         * @throws IllegalStateException if no capacity was set, or virtual threads are asked for on Java 17
+         * @throws IllegalArgumentException if preAlloc is combined with an unbounded capacity, or
+         *         virtualThreads with a threadFactory
+         */
+        public WorkerPool build() {
+            return new WorkerPool(this);
+        }
+    }
+}
