@@ -1230,6 +1230,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         return idleCount;
     }
 
+    /** Package-private seam for tests: whether the shared purger checks this pool. */
+    final boolean hasPurgeSchedule() {
+        lock.lock();
+        try {
+            return purgeSchedule != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Package-private seam for tests: worker threads that have not exited yet. */
     final List<Thread> workerThreads() {
         lock.lock();
