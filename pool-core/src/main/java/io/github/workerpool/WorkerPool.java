@@ -218,8 +218,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.taskDecorator = builder.taskDecorator;
         this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
         this.clock = builder.clock != null ? builder.clock : System::nanoTime;
-        this.expiryNanos = expiry.toNanos();
-        this.blockingTimeoutNanos = blockingTimeout == null ? -1 : blockingTimeout.toNanos();
+        this.expiryNanos = saturatedNanos(expiry);
+        // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
+        long timeout = blockingTimeout == null ? -1 : saturatedNanos(blockingTimeout);
+        this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
         this.idle = preAlloc ? new IdleWorkers.Ring(builder.capacity) : new IdleWorkers.Stack();
         this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
         lock.lock();
@@ -961,6 +963,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         handOffAll(stopped, Worker.STOP);
         for (Worker w : toStart) {
             start(w);
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
         }
     }
 

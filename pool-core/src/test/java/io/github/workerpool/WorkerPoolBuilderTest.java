@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -97,6 +98,61 @@ class WorkerPoolBuilderTest extends PoolTestSupport {
         assertThatThrownBy(() -> WorkerPool.builder().threadFactory(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> WorkerPool.builder().panicHandler(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> WorkerPool.builder().taskDecorator(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void intOptions_sweep_acceptValidValues_andNameTheOptionForEveryBadOne() {
+        int[] values = {Integer.MIN_VALUE, -1000, -2, -1, 0, 1, 2, 1000, Integer.MAX_VALUE};
+        java.util.Map<String, java.util.function.IntPredicate> valid = new java.util.LinkedHashMap<>();
+        valid.put("capacity", v -> v >= 1 || v == -1);
+        valid.put("queueCapacity", v -> v >= 0);
+        valid.put("maxBlockingTasks", v -> v >= 0);
+        java.util.Map<String, java.util.function.BiConsumer<WorkerPool.Builder, Integer>> setters = java.util.Map.of(
+                "capacity", WorkerPool.Builder::capacity,
+                "queueCapacity", WorkerPool.Builder::queueCapacity,
+                "maxBlockingTasks", WorkerPool.Builder::maxBlockingTasks);
+        int tried = 0;
+        for (var option : valid.entrySet()) {
+            for (int v : values) {
+                WorkerPool.Builder b = WorkerPool.builder();
+                tried++;
+                if (option.getValue().test(v)) {
+                    setters.get(option.getKey()).accept(b, v);
+                } else {
+                    assertThatThrownBy(() -> setters.get(option.getKey()).accept(b, v))
+                            .as("%s(%d)", option.getKey(), v)
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining(option.getKey())
+                            .hasMessageContaining(String.valueOf(v));
+                }
+            }
+        }
+        assertThat(tried).isEqualTo(27);
+    }
+
+    @Test
+    void durationOptions_sweep() {
+        Duration[] bad = {Duration.ZERO, Duration.ofNanos(-1), Duration.ofDays(-365)};
+        for (Duration d : bad) {
+            assertThatThrownBy(() -> WorkerPool.builder().expiry(d))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expiry");
+        }
+        assertThatThrownBy(() -> WorkerPool.builder().blockingTimeout(Duration.ofNanos(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blockingTimeout");
+        // Extremes that are valid must build and work.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).expiry(Duration.ofNanos(1))
+                .blockingTimeout(Duration.ZERO).nonblocking(false));
+        pool.execute(() -> { });
+        WorkerPool huge = pool(WorkerPool.builder().capacity(Integer.MAX_VALUE).expiry(Duration.ofSeconds(Long.MAX_VALUE))
+                .blockingTimeout(Duration.ofSeconds(Long.MAX_VALUE)));
+        huge.execute(() -> { });
+        WorkerPool full = pool(WorkerPool.builder().capacity(1).blockingTimeout(Duration.ofSeconds(Long.MAX_VALUE)));
+        CountDownLatch gate = gate();
+        full.execute(() -> hold(gate));
+        Thread waiter = start("waiter", () -> full.execute(() -> { }));
+        awaitUntil("an overflowing timeout waits like no limit", () -> full.waiting() == 1);
+        open(gate);
+        awaitUntil("waiter let in", () -> !waiter.isAlive());
     }
 
     @Test
