@@ -7,6 +7,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -26,7 +27,7 @@ import org.springframework.util.ClassUtils;
  * Registers one bean per entry of {@code pools.instances}, named after it, and checks the whole
  * {@code pools} configuration before any bean is created.
  */
-class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, BeanClassLoaderAware {
 
     /*
      * The pool beans are not default candidates: Spring Boot creates its applicationTaskExecutor
@@ -45,6 +46,13 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
 
     private BeanFactory beanFactory;
 
+    private ClassLoader classLoader;
+
+    @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
+    }
+
     @Override
     public void setEnvironment(Environment environment) {
         this.environment = environment;
@@ -61,7 +69,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             .bind("pools", PoolsProperties.class)
             .orElseGet(PoolsProperties::new);
         if (properties.isPropagateContext()
-                && !ClassUtils.isPresent(CONTEXT_PROPAGATION_CLASS, PoolsRegistrar.class.getClassLoader())) {
+                && !ClassUtils.isPresent(CONTEXT_PROPAGATION_CLASS, this.classLoader)) {
             throw new PoolConfigurationException("pools.propagate-context", true,
                     "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
                     "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
