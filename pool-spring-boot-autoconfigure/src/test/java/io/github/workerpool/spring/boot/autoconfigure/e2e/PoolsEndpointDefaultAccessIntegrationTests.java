@@ -32,8 +32,9 @@ class PoolsEndpointDefaultAccessIntegrationTests {
         assertThat(http.get("/actuator/pools/mail").status()).isEqualTo(200);
         HttpJson.Response tune = http.post("/actuator/pools/mail/tune", "{\"capacity\": 9}");
         HttpJson.Response purge = http.post("/actuator/pools/mail/purge", null);
-        assertThat(tune.status()).isIn(404, 405);
-        assertThat(purge.status()).isIn(404, 405);
+        // Without write access the write operations are not mapped at all.
+        assertThat(tune.status()).isEqualTo(404);
+        assertThat(purge.status()).isEqualTo(404);
         assertThat(this.mail.capacity()).isEqualTo(4);
     }
 
