@@ -17,12 +17,10 @@ import java.util.concurrent.atomic.LongAdder;
  * submitters contend on N pool locks instead of one: ants' {@code MultiPool}.
  *
  * <p>Each task goes to one sub-pool, chosen by the {@link LoadBalancing} strategy. If the chosen
- * pool is full (no free worker, no queue room, or callers already waiting), the others are tried
- * in turn without blocking; only if every pool is full does the task get the chosen pool's
- * full-pool treatment: the caller waits there (blocking pools) or is rejected (nonblocking
- * pools). "Full" is judged from the pools' live counts, so it is best-effort under contention:
- * a blocking pool that looked free may make the caller wait briefly, and a nonblocking one that
- * looked free may refuse, in which case the next pool is tried.
+ * pool is full (no free worker and no queue room), the others are tried in turn without
+ * blocking and without counting a rejection; only if every pool is full does the task get the
+ * chosen pool's full-pool treatment: the caller waits there (blocking pools) or is rejected
+ * (nonblocking pools).
  *
  * <pre>{@code
  * try (MultiPool pools = MultiPool.of(4, WorkerPool.builder().name("ingest").capacity(64),
@@ -54,7 +52,6 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
 
     private final String name;
     private final WorkerPool[] pools;
-    private final int[] queueCapacities;
     private final LoadBalancing loadBalancing;
     private final AtomicInteger next = new AtomicInteger();
     private final LongAdder closedRejections = new LongAdder();
@@ -63,10 +60,6 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         this.name = name;
         this.pools = pools;
         this.loadBalancing = loadBalancing;
-        this.queueCapacities = new int[pools.length];
-        for (int i = 0; i < pools.length; i++) {
-            queueCapacities[i] = pools[i].config().queueCapacity();
-        }
     }
 
     /**
@@ -123,20 +116,12 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         int first = choose();
         for (int k = 0; k < n; k++) {
             int i = (first + k) % n;
-            WorkerPool p = pools[i];
-            if (p.isClosed() || !hasRoom(i)) {
-                continue;
-            }
             try {
-                p.execute(task);
-                return;
-            } catch (PoolOverloadException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw e;
+                if (pools[i].tryExecute(task)) {
+                    return;
                 }
-                // filled up between the look and the try: try the next one
             } catch (PoolClosedException e) {
-                // this sub-pool was shut down on its own: try the next one
+                // this sub-pool was shut down on its own, just now: try the next one
             }
         }
         if (isClosed()) {
@@ -155,15 +140,6 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
             }
         }
         chosen.execute(task);
-    }
-
-    /** Whether sub-pool i could take a task now without waiting: a free worker or queue room, nobody waiting. */
-    private boolean hasRoom(int i) {
-        WorkerPool p = pools[i];
-        if (p.waiting() > 0) {
-            return false;
-        }
-        return p.free() != 0 || p.queued() < queueCapacities[i];
     }
 
     private int choose() {

@@ -256,6 +256,39 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /**
+     * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
+     * counting nothing, if the pool is full or shut down. For MultiPool, which tries the next
+     * pool before giving the task a pool's full-pool treatment.
+     */
+    final boolean tryExecute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (state != RUNNING) {
+            return false;
+        }
+        Object work = taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
+        submitted.increment();
+        Worker w;
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return true;
+        }
+        if (idleCount > 0 && (w = popIdle()) != null) {
+            w.handOff(work);
+            return true;
+        }
+        int c = capacity;
+        // Both may throw PoolClosedException (counted) if the pool shuts down meanwhile.
+        if ((c < 0 || workerCount < c) && addWorker(work)) {
+            return true;
+        }
+        if (queue != null && offerToQueue(work)) {
+            return true;
+        }
+        submitted.add(-1);
+        return false;
+    }
+
+    /**
      * Counts and hands one unit of work to a worker: a Runnable, or for a pool bound to a
      * function (FunctionPool) the function's argument, so no task object is allocated per call.
      */
