@@ -73,8 +73,7 @@ public class PoolsEndpoint {
         return switch (action) {
             case "tune" -> tune(pool, capacity);
             case "purge" -> purge(pool);
-            default -> throw new InvalidEndpointRequestException(
-                    "Unknown action '" + action + "' for pool '" + name + "': use tune or purge", "Unknown action");
+            default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };
     }
 
@@ -84,8 +83,7 @@ public class PoolsEndpoint {
             pool.tune(value);
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
-            throw new InvalidEndpointRequestException("Cannot tune pool '" + pool.name() + "': " + ex.getMessage(),
-                    "Invalid tune");
+            throw badRequest("Cannot tune pool '" + pool.name() + "': " + ex.getMessage());
         }
         return PoolDescriptor.of(pool);
     }
@@ -93,9 +91,7 @@ public class PoolsEndpoint {
     private static int capacity(WorkerPool pool, @Nullable Object capacity) {
         String prefix = "Cannot tune pool '" + pool.name() + "': ";
         if (capacity == null) {
-            throw new InvalidEndpointRequestException(
-                    prefix + "capacity is missing; send {\"capacity\": n} with n >= 1, or -1 for unbounded",
-                    "Missing capacity");
+            throw badRequest(prefix + "capacity is missing; send {\"capacity\": n} with n >= 1, or -1 for unbounded");
         }
         long value;
         if (capacity instanceof Integer || capacity instanceof Long || capacity instanceof Short) {
@@ -110,14 +106,17 @@ public class PoolsEndpoint {
             }
         }
         else {
-            throw new InvalidEndpointRequestException(
-                    prefix + "capacity must be a whole number, but was " + describe(capacity), "Invalid capacity");
+            throw badRequest(prefix + "capacity must be a whole number, but was " + describe(capacity));
         }
         if (value == 0 || value < -1 || value > Integer.MAX_VALUE) {
-            throw new InvalidEndpointRequestException(
-                    prefix + "capacity must be at least 1, or -1 for unbounded, but was " + value, "Invalid capacity");
+            throw badRequest(prefix + "capacity must be at least 1, or -1 for unbounded, but was " + value);
         }
         return (int) value;
+    }
+
+    /** A 400 over HTTP; the message is also the reason that Spring's error response shows. */
+    private static InvalidEndpointRequestException badRequest(String message) {
+        return new InvalidEndpointRequestException(message, message);
     }
 
     private static String describe(Object value) {

@@ -9,7 +9,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * The HTTP side of {@link PoolsEndpoint}: an action on an unknown pool answers 404 (it never
- * creates a pool), where the plain endpoint could only answer "no content".
+ * creates a pool), where the plain endpoint could only answer "no content"; and an action also
+ * works without a request body ({@code curl -X POST .../purge}), which a JSON-consuming operation
+ * would refuse with 415.
  */
 @EndpointWebExtension(endpoint = PoolsEndpoint.class)
 public class PoolsEndpointWebExtension {
@@ -39,6 +41,18 @@ public class PoolsEndpointWebExtension {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
         return new WebEndpointResponse<>(result);
+    }
+
+    /**
+     * Runs an action sent without a body: {@code purge}, or a {@code tune} that is then refused
+     * for its missing capacity.
+     * @param name the pool's bean name
+     * @param action {@code tune} or {@code purge}
+     * @return the action's result, or a 404 if there is no pool of that name
+     */
+    @WriteOperation
+    public WebEndpointResponse<Object> actionWithoutBody(@Selector String name, @Selector String action) {
+        return action(name, action, null);
     }
 
 }

@@ -289,6 +289,27 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void springTaskExecutionPropagateContextAppliesToPoolsToo() {
+        ThreadLocal<String> tenant = new ThreadLocal<>();
+        ContextRegistry.getInstance().registerThreadLocalAccessor("test.tenant", tenant);
+        try {
+            this.runner.withPropertyValues("spring.task.execution.propagate-context=true").run((context) -> {
+                tenant.set("acme");
+                try {
+                    WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                    assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isEqualTo("acme");
+                }
+                finally {
+                    tenant.remove();
+                }
+            });
+        }
+        finally {
+            ContextRegistry.getInstance().removeThreadLocalAccessor("test.tenant");
+        }
+    }
+
+    @Test
     void propagateContextWithoutContextPropagationLibraryFailsStartup() {
         this.runner.withClassLoader(new FilteredClassLoader("io.micrometer.context"))
             .withPropertyValues("pools.propagate-context=true")

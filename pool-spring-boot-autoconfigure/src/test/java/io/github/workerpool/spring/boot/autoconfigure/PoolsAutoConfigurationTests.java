@@ -157,6 +157,18 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void exceptionFromExecutedTaskIsLoggedWithPoolName(CapturedOutput output) {
+        this.runner.run((context) -> {
+            context.getBean("crawler", WorkerPool.class).execute(() -> {
+                throw new IllegalStateException("boom from crawler");
+            });
+            await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(output).contains("Task on pool 'crawler' threw")
+                    .contains("boom from crawler"));
+        });
+    }
+
+    @Test
     void taskDecoratorBeansAreAppliedToEveryPool() {
         this.runner.withUserConfiguration(TaskDecoratorConfiguration.class).run((context) -> {
             for (String name : new String[] { "mail", "crawler" }) {
