@@ -17,6 +17,8 @@ class LoadDriver {
 
     private static final int KEPT_RUNS = 20;
 
+    private static final long REJECTED_BACKOFF_MILLIS = 50;
+
     private final Deque<LoadRun> runs = new ArrayDeque<>();
 
     private final AtomicInteger ids = new AtomicInteger();
@@ -49,6 +51,12 @@ class LoadDriver {
                     }
                     catch (RejectedExecutionException ex) { // Spring's TaskRejectedException too
                         run.rejected.incrementAndGet();
+                        try {
+                            Thread.sleep(REJECTED_BACKOFF_MILLIS); // as a polite client would, before trying again
+                        }
+                        catch (InterruptedException ie) {
+                            return;
+                        }
                     }
                     catch (InterruptedException ex) {
                         return;

@@ -9,10 +9,10 @@ import java.util.List;
  * @param checkpoint the checkpoint this batch's last stage saves
  * @param rows       the reviews, in id order
  */
-record Batch(EtlCheckpoint checkpoint, List<Row> rows) {
+public record Batch(EtlCheckpoint checkpoint, List<Row> rows) {
 
     /** One review and what the stages add to it. */
-    static final class Row {
+    public static final class Row {
         final long id;
         final int userId;
         final int stars;
@@ -27,6 +27,26 @@ record Batch(EtlCheckpoint checkpoint, List<Row> rows) {
             this.userId = userId;
             this.stars = stars;
             this.body = body;
+        }
+
+        /** Returns the review's id. */
+        public long id() {
+            return this.id;
+        }
+
+        /** Returns the review's text. */
+        public String body() {
+            return this.body;
+        }
+
+        /**
+         * Sets what the NLP service found.
+         * @param sentiment positive minus negative words
+         * @param words     word count
+         */
+        public void scored(int sentiment, int words) {
+            this.sentiment = sentiment;
+            this.words = words;
         }
     }
 }

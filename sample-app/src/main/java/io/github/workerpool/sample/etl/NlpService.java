@@ -25,7 +25,11 @@ public interface NlpService {
 
         private final long latencyNanos;
 
-        Simulated(java.time.Duration latency) {
+        /**
+         * Creates the service.
+         * @param latency time each call takes, as a remote call would
+         */
+        public Simulated(java.time.Duration latency) {
             this.latencyNanos = latency.toNanos();
         }
 
@@ -36,7 +40,7 @@ public interface NlpService {
             }
             for (Batch.Row row : rows) {
                 int sentiment = 0;
-                String[] words = row.body.split(" ");
+                String[] words = row.body().split(" ");
                 for (String word : words) {
                     if (POSITIVE.contains(word)) {
                         sentiment++;
@@ -45,8 +49,7 @@ public interface NlpService {
                         sentiment--;
                     }
                 }
-                row.sentiment = sentiment;
-                row.words = words.length;
+                row.scored(sentiment, words.length);
             }
         }
     }
