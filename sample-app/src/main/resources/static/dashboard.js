@@ -152,8 +152,7 @@ async function purge(name, el) {
 
 async function post(url) {
   const response = await fetch(url, { method: 'POST', headers: { 'X-Requested-With': 'XMLHttpRequest' } });
-  const text = await response.text();
-  return response.ok ? text : response.status + ' ' + text;
+  return { ok: response.ok, text: (response.ok ? '' : response.status + ' ') + await response.text() };
 }
 
 async function pollEtl() {
@@ -179,11 +178,16 @@ function init() {
   for (const button of document.querySelectorAll('[data-load]')) {
     button.addEventListener('click', async () => {
       $('#load-result').textContent = 'POST ' + button.dataset.load + ' …';
-      $('#load-result').textContent = 'POST ' + button.dataset.load + '\n' + await post(button.dataset.load);
+      $('#load-result').textContent = 'POST ' + button.dataset.load + '\n' + (await post(button.dataset.load)).text;
     });
   }
-  $('#etl-start').addEventListener('click', async () => { $('#etl-error').textContent = await post('/etl/start'); pollEtl(); });
-  $('#etl-stop').addEventListener('click', async () => { await post('/etl/stop'); pollEtl(); });
+  for (const [id, url] of [['#etl-start', '/etl/start'], ['#etl-stop', '/etl/stop']]) {
+    $(id).addEventListener('click', async () => {
+      const result = await post(url);
+      $('#etl-message').textContent = result.ok ? '' : result.text;
+      pollEtl();
+    });
+  }
   pollPools();
   pollEtl();
   setInterval(pollPools, POLL_MS);

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The dashboard in headless Chromium (Debian's {@code chromium} and {@code chromium-driver}):
- * it shows every configured pool, and Tune changes a pool's capacity. Leaves a screenshot at
+ * it shows every configured pool, a load button moves a pool's numbers, and Tune changes a pool's
+ * capacity (refused without the ops login). Leaves a screenshot at
  * {@code target/dashboard.png}.
  *
  * <p>Skipped when Chromium is not installed, unless {@code -Dsample.requireBrowser=true};
@@ -87,6 +88,15 @@ class DashboardBrowserTests extends SampleAppTestSupport {
         }
         List<WebElement> cards = this.browser.findElements(By.cssSelector(".pool[data-pool]"));
         assertThat(cards).extracting((c) -> c.getDomAttribute("data-pool")).containsExactlyInAnyOrderElementsOf(configured);
+
+        // A load button puts work on the mail pool; its card and chart follow.
+        WebElement mail = this.browser.findElement(card("mail"));
+        this.browser.findElement(By.cssSelector("[data-load^='/demo/mail']")).click();
+        wait.until((d) -> d.findElement(By.id("load-result")).getText().contains("\"pool\":\"mail\""));
+        wait.until((d) -> Long.parseLong(field(mail, "completed").getText()) > 0);
+        wait.until((d) -> mail.findElement(By.cssSelector("svg polyline.running")).getDomAttribute("points")
+                .split(" ").length >= 3);
+
         WebElement reports = this.browser.findElement(card("reports"));
         wait.until((d) -> field(reports, "capacity").getText().equals(Integer.toString(capacity)));
 
