@@ -22,8 +22,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * after another on a thread of the pipeline. The pipeline guarantees:
  * <ol>
  * <li><b>Back-pressure.</b> {@code submit} blocks while stage 1 is full.</li>
- * <li><b>Order.</b> A batch's stage i starts no earlier than the previous batch's stage i; a
- *     batch that finished a stage early waits for its predecessor to start the next one.</li>
+ * <li><b>Order.</b> A batch's stage i starts no earlier than the previous batch's stage i:
+ *     batches are granted each stage (its slot, and with it the go-ahead for the step) strictly in
+ *     batch order, and a batch that finished a stage early waits for its predecessor to be granted
+ *     the next one. (Two steps granted one after the other run on different threads, so their
+ *     first instructions may still interleave; with concurrency 1 a stage runs strictly in order.)</li>
  * <li><b>Slot holding.</b> A batch that finished stage i keeps its stage-i slot until it gets a
  *     stage-(i+1) slot. A slow stage slows everything before it, nothing jumps ahead, and at
  *     most the sum of the limits batches are in flight, so their memory is bounded.</li>
@@ -111,6 +114,13 @@ public final class Pipeline implements AutoCloseable {
     private long completed;
     private long failed;
     private long stopped;
+    /** Test seam: told, under the lock, each time a batch enters a stage (batch number, stage from 1). */
+    volatile EnterListener enterListener;
+
+    /** Test seam: observes stage entries in the order the pipeline grants them. */
+    interface EnterListener {
+        void entered(long batch, int stage);
+    }
 
     private Pipeline(Builder b) {
         this.name = b.name;
@@ -429,6 +439,10 @@ public final class Pipeline implements AutoCloseable {
                 if ((p == null || p.started > i) && occupied[i] < limits[i]) {
                     occupied[i]++;
                     b.started = i + 1;
+                    EnterListener l = enterListener;
+                    if (l != null) {
+                        l.entered(b.number, i + 1);
+                    }
                     if (b.started == limits.length) {
                         b.prev = null;
                     }
