@@ -361,14 +361,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         try {
             w.thread.start();
         } catch (RuntimeException | Error e) {
+            Worker replacement = null;
             lock.lock();
             try {
                 w.retired = true;
                 workerCount--;
                 workers.remove(w);
+                // While this thread was being started it held a slot, so other callers may have
+                // found the pool full and now wait (or queued) for it with no worker to serve them:
+                // hand the slot to a task-less worker. Only for a caller's worker, so a factory
+                // that keeps failing logs once instead of retrying forever.
+                int c = capacity;
+                if (w.firstTask != null && (c < 0 || workerCount < c)
+                        && ((state == RUNNING && !waiters.isEmpty())
+                            || (state < STOP && queue != null && !queue.isEmpty()))) {
+                    replacement = newWorkerLocked(null);
+                }
                 tryTerminate();
             } finally {
                 lock.unlock();
+            }
+            if (replacement != null) {
+                start(replacement);
             }
             if (w.firstTask != null) {
                 rejected.increment();

@@ -107,4 +107,31 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(thrownA.get()).isNull();
         assertThat(thrownB.get()).isNull();
     }
+
+    @Test
+    void workerThatFailsToStart_doesNotStrandACallerThatWaitedForItsSlot() throws Exception {
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).spinNanos(0).threadFactory(threads));
+        CountDownLatch startGate = new CountDownLatch(1);
+        threads.startGate = startGate;
+        threads.failStart = true;
+        AtomicReference<Throwable> thrownA = new AtomicReference<>();
+        Thread a = caller("a", pool, () -> { }, thrownA);
+        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        threads.startGate = null; // later threads start normally
+        threads.failStart = false;
+
+        // a's worker takes the only slot while its thread is being started, so b waits for it.
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Throwable> thrownB = new AtomicReference<>();
+        Thread b = caller("b", pool, ran::countDown, thrownB);
+        awaitUntil("b waits", () -> pool.waiting() == 1);
+
+        open(startGate); // a's thread fails to start: a is rejected and the slot is free again
+        assertFinished(a);
+        assertThat(thrownA.get()).isInstanceOf(PoolOverloadException.class);
+        assertThat(ran.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("b's task ran").isTrue();
+        assertFinished(b);
+        assertThat(thrownB.get()).isNull();
+    }
 }
