@@ -396,14 +396,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         try {
             w.thread.start();
         } catch (RuntimeException | Error e) {
+            Worker replacement = null;
             lock.lock();
             try {
                 w.retired = true;
                 workerCount--;
                 workers.remove(w);
+                // While this thread was being started it held a slot, so other callers may have
+                // found the pool full and now wait (or queued) for it with no worker to serve them:
+                // hand the slot to a task-less worker. Only for a caller's worker, so a factory
+                // that keeps failing logs once instead of retrying forever.
+                int c = capacity;
+                if (w.firstTask != null && (c < 0 || workerCount < c)
+                        && ((state == RUNNING && !waiters.isEmpty())
+                            || (state < STOP && queue != null && !queue.isEmpty()))) {
+                    replacement = newWorkerLocked(null);
+                }
                 tryTerminate();
             } finally {
                 lock.unlock();
+            }
+            if (replacement != null) {
+                start(replacement);
             }
             if (w.firstTask != null) {
                 rejected.increment();
@@ -963,20 +977,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             int old = this.capacity;
             this.capacity = capacity;
             if (capacity < 0 || (old >= 0 && capacity > old)) {
-                while (!waiters.isEmpty() && state == RUNNING && (capacity < 0 || workerCount < capacity)) {
-                    Waiter waiter = waiters.pollFirst();
-                    toStart.add(newWorkerLocked(waiter.task));
-                    waiter.complete(ACCEPTED);
-                }
-                waitingCount = waiters.size();
-                if (queue != null && state < STOP) {
-                    for (int q = queued.get(); q > 0 && (capacity < 0 || workerCount < capacity); q--) {
-                        Worker drainer = newWorkerLocked(null);
-                        if (drainer == null) {
-                            break;
-                        }
-                        toStart.add(drainer);
+                // New workers start without a task and take the waiting callers' tasks (then queued
+                // ones) themselves once running: a thread that cannot be created or started then
+                // leaves a caller waiting, instead of accepting its task and dropping it.
+                int wanted = waiters.size() + (queue != null && state < STOP ? queued.get() : 0);
+                for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
+                    Worker drainer = newWorkerLocked(null);
+                    if (drainer == null) {
+                        break;
                     }
+                    toStart.add(drainer);
                 }
             } else {
                 for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {
