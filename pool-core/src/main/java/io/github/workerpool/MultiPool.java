@@ -116,12 +116,8 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         int first = choose();
         for (int k = 0; k < n; k++) {
             int i = (first + k) % n;
-            try {
-                if (pools[i].tryExecute(task)) {
-                    return;
-                }
-            } catch (PoolClosedException e) {
-                // this sub-pool was shut down on its own, just now: try the next one
+            if (pools[i].tryExecute(task)) {
+                return;
             }
         }
         if (isClosed()) {

@@ -257,7 +257,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /**
      * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
-     * counting nothing, if the pool is full or shut down. For MultiPool, which tries the next
+     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For MultiPool, which tries the next
      * pool before giving the task a pool's full-pool treatment.
      */
     final boolean tryExecute(Runnable task) {
@@ -277,12 +277,15 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             return true;
         }
         int c = capacity;
-        // Both may throw PoolClosedException (counted) if the pool shuts down meanwhile.
-        if ((c < 0 || workerCount < c) && addWorker(work)) {
-            return true;
-        }
-        if (queue != null && offerToQueue(work)) {
-            return true;
+        try {
+            if ((c < 0 || workerCount < c) && addWorker(work)) {
+                return true;
+            }
+            if (queue != null && offerToQueue(work)) {
+                return true;
+            }
+        } catch (PoolClosedException closedMeanwhile) {
+            rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
         }
         submitted.add(-1);
         return false;
