@@ -943,15 +943,26 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     public final int purge() {
         List<Worker> stopped = new ArrayList<>();
         Worker s = spinner.getAndSet(null);
+        Worker resume = null;
         lock.lock();
         try {
             if (s != null) {
-                retireIdleLocked(s, stopped);
+                // A caller that registered after the spinner last looked relies on re-checking the
+                // spinner, which we just took (likewise a task queued meanwhile): retiring it could
+                // leave them with no worker at all, so send it to serve them instead.
+                if (waiters.isEmpty() && (queue == null || queue.isEmpty())) {
+                    retireIdleLocked(s, stopped);
+                } else {
+                    resume = s;
+                }
             }
             idle.drain(w -> retireIdleLocked(w, stopped));
             idleCount = 0;
         } finally {
             lock.unlock();
+        }
+        if (resume != null) {
+            resume.handOff(Worker.POLL);
         }
         handOffAll(stopped, Worker.STOP);
         return stopped.size();
