@@ -256,6 +256,57 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void capacityNotANumberFailsStartupNamingPropertyValueAndFix() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=abc").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).isEqualTo(
+                    "Invalid value 'abc' for property 'pools.instances.mail.capacity': expected a whole number");
+            assertThat(analysis.getAction()).isEqualTo(
+                    "Update pools.instances.mail.capacity: set it to a number >= 1, or -1 for an unbounded pool.");
+        });
+    }
+
+    @Test
+    void capacityBeyondIntFailsStartupSayingItIsOutOfRange() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=99999999999").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("'99999999999'", "pools.instances.mail.capacity",
+                    "outside the range of an int");
+        });
+    }
+
+    @Test
+    void durationAndBooleanOfWrongTypeFailStartupNamingTheProperty() {
+        this.runner.withPropertyValues("pools.defaults.expiry=soon").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("'soon'", "'pools.defaults.expiry'", "expected a duration");
+            assertThat(analysis.getAction()).contains("Update pools.defaults.expiry: set it to a positive duration");
+        });
+        this.runner.withPropertyValues("pools.instances.mail.nonblocking=maybe").run((context) -> assertThat(
+                analyze(context).getDescription()).contains("'maybe'", "'pools.instances.mail.nonblocking'",
+                        "expected true or false"));
+    }
+
+    @Test
+    void valueWhereAGroupOfOptionsBelongsFailsStartup() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail=5")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("'5'", "pools.instances.mail", "group of options");
+                assertThat(analysis.getAction()).contains("pools.instances.mail.capacity");
+            });
+    }
+
+    @Test
+    void poolNameWithDotsIsNamedInBracketsInTheReport() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.instances.[mail.eu].capacity=0")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'pools.instances.[mail.eu].capacity'"));
+    }
+
+    @Test
     void missingCapacityFailsStartup() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.instances.mail.queue-capacity=3")
