@@ -34,7 +34,8 @@ public class PoolConfigurationException extends RuntimeException {
      * @param cause the failure that revealed it, such as a binding failure; may be null
      */
     public PoolConfigurationException(String property, Object value, String reason, String action, Throwable cause) {
-        super("Invalid value '" + value + "' for property '" + property + "': " + reason, cause);
+        super(((value != null) ? "Invalid value '" + value + "'" : "Missing value") + " for property '" + property
+                + "': " + reason, cause);
         this.property = property;
         this.value = value;
         this.action = action;

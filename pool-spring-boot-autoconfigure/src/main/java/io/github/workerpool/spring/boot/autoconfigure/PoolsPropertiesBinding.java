@@ -2,6 +2,8 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -10,6 +12,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
 
 /**
@@ -19,6 +22,14 @@ import org.springframework.core.env.Environment;
  * configuration").
  */
 final class PoolsPropertiesBinding {
+
+    /*
+     * An option given with an empty value (capacity=, or "expiry:" with nothing after it in YAML)
+     * binds as if it were absent: the option silently falls back to its default, and an instance
+     * whose only option is empty is not created at all. So an empty option is refused before
+     * binding. An empty group (pools.instances.mail: with nothing under it) stays allowed: it
+     * declares a pool that takes everything from pools.defaults.
+     */
 
     private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");
 
@@ -35,11 +46,31 @@ final class PoolsPropertiesBinding {
      * @throws PoolConfigurationException if a value cannot be bound
      */
     static PoolsProperties bind(Environment environment) {
+        rejectEmptyOptions(environment);
         try {
             return Binder.get(environment).bind("pools", PoolsProperties.class).orElseGet(PoolsProperties::new);
         }
         catch (BindException ex) {
             throw translate(ex, environment);
+        }
+    }
+
+    private static void rejectEmptyOptions(Environment environment) {
+        Set<ConfigurationPropertyName> names = new TreeSet<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (source instanceof IterableConfigurationPropertySource iterable) {
+                iterable.stream().filter(POOLS::isAncestorOf).forEach(names::add);
+            }
+        }
+        for (ConfigurationPropertyName name : names) {
+            String option = option(name);
+            ConfigurationProperty property = (option != null) ? find(name, environment) : null;
+            if (property != null && property.getValue() instanceof CharSequence text && text.toString().isBlank()) {
+                String display = display(name, option);
+                throw new PoolConfigurationException(display, "", "the value is empty",
+                        "Update " + display + ": " + fix(option) + "; or remove it"
+                                + (option.equals("capacity") ? " and set pools.defaults.capacity." : "."));
+            }
         }
     }
 

@@ -307,12 +307,46 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void emptyOptionFailsStartupInsteadOfFallingBackToItsDefault() {
+        this.runner.withPropertyValues("pools.instances.mail.expiry=").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription())
+                .isEqualTo("Invalid value '' for property 'pools.instances.mail.expiry': the value is empty");
+            assertThat(analysis.getAction()).contains("Update pools.instances.mail.expiry: set it to a positive duration",
+                    "or remove it");
+        });
+    }
+
+    @Test
+    void instanceWhoseOnlyOptionIsEmptyFailsStartupInsteadOfVanishing() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=3", "pools.instances.mail.queue-capacity=")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'pools.instances.mail.queue-capacity'", "the value is empty"));
+    }
+
+    @Test
+    void emptyDefaultPoolFailsStartup() {
+        this.runner.withPropertyValues("pools.default-pool= ")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .isEqualTo("Invalid value '' for property 'pools.default-pool': the value is empty"));
+    }
+
+    @Test
+    void poolDeclaredWithoutOptionsTakesThemFromDefaults() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=3", "pools.instances.mail=")
+            .run((context) -> assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(3));
+    }
+
+    @Test
     void missingCapacityFailsStartup() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.instances.mail.queue-capacity=3")
             .run((context) -> {
                 FailureAnalysis analysis = analyze(context);
-                assertThat(analysis.getDescription()).contains("pools.instances.mail.capacity", "required");
+                assertThat(analysis.getDescription())
+                    .isEqualTo("Missing value for property 'pools.instances.mail.capacity': capacity is required");
                 assertThat(analysis.getAction()).contains("pools.defaults.capacity");
             });
     }
