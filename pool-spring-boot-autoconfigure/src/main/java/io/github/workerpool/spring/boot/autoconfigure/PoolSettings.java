@@ -74,30 +74,48 @@ final class PoolSettings {
                     "Set " + property("capacity") + " (or pools.defaults.capacity) to a number >= 1, "
                             + "or -1 for an unbounded pool.");
         }
+        options(builder);
+        Boolean preAlloc = value(PoolsProperties.Pool::getPreAlloc);
+        if (Boolean.TRUE.equals(preAlloc) && capacity < 0) {
+            String capacitySource = source("capacity", PoolsProperties.Pool::getCapacity);
+            String preAllocSource = source("pre-alloc", PoolsProperties.Pool::getPreAlloc);
+            throw new PoolConfigurationException(preAllocSource, true,
+                    "pre-alloc needs a bounded capacity, but " + capacitySource + " is -1",
+                    "Set " + capacitySource + " to a number >= 1, or set " + preAllocSource + " to false.");
+        }
+        Boolean virtualThreads = value(PoolsProperties.Pool::getVirtualThreads);
+        if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
+            String source = source("virtual-threads", PoolsProperties.Pool::getVirtualThreads);
+            throw new PoolConfigurationException(source, true,
+                    "virtual threads need Java 21 or later, but this JVM is Java " + Runtime.version().feature(),
+                    "Run the application on Java 21 or later, or set " + source + " to false.");
+        }
+        awaitTerminationPeriod();
+        return builder;
+    }
+
+    /**
+     * Checks each option of {@code pools.defaults} on its own, so that a bad default fails startup
+     * even when every pool sets that option itself (or there is no pool yet).
+     * @throws PoolConfigurationException if a default is invalid
+     */
+    static void checkDefaults(PoolsProperties.Pool defaults) {
+        PoolSettings settings = new PoolSettings(null, null, defaults);
+        settings.options(WorkerPool.builder());
+        settings.awaitTerminationPeriod();
+    }
+
+    /** Applies every single-valued option; combinations are checked by the caller. */
+    private void options(WorkerPool.Builder builder) {
         apply("capacity", PoolsProperties.Pool::getCapacity, builder::capacity);
         apply("expiry", PoolsProperties.Pool::getExpiry, builder::expiry);
         apply("disable-purge", PoolsProperties.Pool::getDisablePurge, builder::disablePurge);
+        apply("pre-alloc", PoolsProperties.Pool::getPreAlloc, builder::preAlloc);
         apply("queue-capacity", PoolsProperties.Pool::getQueueCapacity, builder::queueCapacity);
         apply("nonblocking", PoolsProperties.Pool::getNonblocking, builder::nonblocking);
         apply("max-blocking-tasks", PoolsProperties.Pool::getMaxBlockingTasks, builder::maxBlockingTasks);
         apply("blocking-timeout", PoolsProperties.Pool::getBlockingTimeout, builder::blockingTimeout);
-        Boolean preAlloc = value(PoolsProperties.Pool::getPreAlloc);
-        if (Boolean.TRUE.equals(preAlloc) && capacity < 0) {
-            throw new PoolConfigurationException(source("pre-alloc", PoolsProperties.Pool::getPreAlloc), true,
-                    "pre-alloc needs a bounded capacity, but " + property("capacity") + " is -1",
-                    "Set " + property("capacity") + " to a number >= 1, or set " + property("pre-alloc")
-                            + " to false.");
-        }
-        apply("pre-alloc", PoolsProperties.Pool::getPreAlloc, builder::preAlloc);
-        Boolean virtualThreads = value(PoolsProperties.Pool::getVirtualThreads);
-        if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
-            throw new PoolConfigurationException(source("virtual-threads", PoolsProperties.Pool::getVirtualThreads), true,
-                    "virtual threads need Java 21 or later, but this JVM is Java " + Runtime.version().feature(),
-                    "Run the application on Java 21 or later, or set " + property("virtual-threads") + " to false.");
-        }
         apply("virtual-threads", PoolsProperties.Pool::getVirtualThreads, builder::virtualThreads);
-        awaitTerminationPeriod();
-        return builder;
     }
 
     /** How long context close waits for the pool's tasks. */

@@ -71,6 +71,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                     "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
                     "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
         }
+        PoolSettings.checkDefaults(properties.getDefaults());
         List<PoolSettings> pools = new ArrayList<>();
         properties.getInstances().forEach((name, pool) -> {
             PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults());

@@ -340,6 +340,32 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void badDefaultFailsStartupEvenWhenEveryPoolOverridesIt() {
+        this.runner.withPropertyValues("pools.defaults.capacity=0").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).startsWith("Invalid value '0' for property 'pools.defaults.capacity'");
+            assertThat(analysis.getAction()).startsWith("Update pools.defaults.capacity:");
+        });
+    }
+
+    @Test
+    void badDefaultFailsStartupWhenThereIsNoPool() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.max-blocking-tasks=-1")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'-1'", "'pools.defaults.max-blocking-tasks'"));
+    }
+
+    @Test
+    void preAllocWithUnboundedCapacityBothInheritedNamesTheDefaults() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=-1", "pools.defaults.pre-alloc=true",
+                    "pools.instances.mail.expiry=5s")
+            .run((context) -> assertThat(analyze(context).getAction()).isEqualTo(
+                    "Set pools.defaults.capacity to a number >= 1, or set pools.defaults.pre-alloc to false."));
+    }
+
+    @Test
     void missingCapacityFailsStartup() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.instances.mail.queue-capacity=3")
