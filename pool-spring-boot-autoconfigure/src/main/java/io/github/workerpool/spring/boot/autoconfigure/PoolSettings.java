@@ -83,6 +83,16 @@ final class PoolSettings {
                     "pre-alloc needs a bounded capacity, but " + capacitySource + " is -1",
                     "Set " + capacitySource + " to a number >= 1, or set " + preAllocSource + " to false.");
         }
+        if (Boolean.TRUE.equals(preAlloc) && !ringFits(capacity)) {
+            String capacitySource = source("capacity", PoolsProperties.Pool::getCapacity);
+            String preAllocSource = source("pre-alloc", PoolsProperties.Pool::getPreAlloc);
+            throw new PoolConfigurationException(capacitySource, capacity,
+                    "pre-alloc reserves an idle-worker slot for each unit of capacity up front, about "
+                            + (ringBytes(capacity) >> 20) + " MB here, more than half of this JVM's maximum heap ("
+                            + (Runtime.getRuntime().maxMemory() >> 20) + " MB)",
+                    "Lower " + capacitySource + ", or set " + preAllocSource
+                            + " to false (workers are then still started only on demand).");
+        }
         Boolean virtualThreads = value(PoolsProperties.Pool::getVirtualThreads);
         if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
             String source = source("virtual-threads", PoolsProperties.Pool::getVirtualThreads);
@@ -92,6 +102,21 @@ final class PoolSettings {
         }
         awaitTerminationPeriod();
         return builder;
+    }
+
+    /**
+     * Whether a pre-allocated idle-worker ring of this capacity can be allocated without taking
+     * more than half the heap: the pool would otherwise fail with an OutOfMemoryError when its bean
+     * is made (or, beyond the largest array a JVM allows, with "Requested array size exceeds VM
+     * limit"), a report that names no property.
+     */
+    private static boolean ringFits(int capacity) {
+        return capacity <= Integer.MAX_VALUE - 8 && ringBytes(capacity) <= Runtime.getRuntime().maxMemory() / 2;
+    }
+
+    /** The ring's size, counting 8 bytes a slot (an uncompressed reference) to be safe. */
+    private static long ringBytes(int capacity) {
+        return 8L * capacity;
     }
 
     /**

@@ -404,6 +404,18 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void preAllocWithCapacityTooLargeForTheHeapFailsStartupInsteadOfOutOfMemory() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=2147483647", "pools.instances.mail.pre-alloc=true")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("'2147483647'", "'pools.instances.mail.capacity'",
+                        "pre-alloc reserves");
+                assertThat(analysis.getAction()).contains("Lower pools.instances.mail.capacity",
+                        "set pools.instances.mail.pre-alloc to false");
+            });
+    }
+
+    @Test
     @EnabledForJreRange(max = JRE.JAVA_20)
     void virtualThreadsOnJava17FailsStartup() {
         this.runner.withPropertyValues("pools.instances.mail.virtual-threads=true").run((context) -> {
