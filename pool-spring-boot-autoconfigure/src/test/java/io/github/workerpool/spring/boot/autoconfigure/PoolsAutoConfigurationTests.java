@@ -207,6 +207,35 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void contextCloseWaitsWithAnAwaitPeriodBeyondLongNanos(CapturedOutput output) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Boolean> finished = new CompletableFuture<>();
+        // 106752 days is more nanoseconds than a long holds (about 292 years).
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=106752d")
+            .run((context) -> {
+                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                mail.execute(() -> {
+                    started.countDown();
+                    try {
+                        finished.complete(release.await(20, TimeUnit.SECONDS));
+                    }
+                    catch (InterruptedException ex) {
+                        finished.complete(false);
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                Thread releaser = new Thread(() -> {
+                    await().atMost(Duration.ofSeconds(10)).until(mail::isShutdown);
+                    release.countDown();
+                });
+                releaser.start();
+            });
+        assertThat(finished).isCompletedWithValue(true);
+        assertThat(output).doesNotContain("destroy method failed").doesNotContain("ArithmeticException");
+    }
+
+    @Test
     void contextCloseCancelsTasksThatNeverRanAndLogsThem(CapturedOutput output) throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
