@@ -108,6 +108,9 @@ class PoolsEndpointIntegrationTests {
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 1.5}", "whole number");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 0}", "at least 1, or -1");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": -2}", "at least 1, or -1");
+        // Too large for an int, or even a long: reported as too large, not as "not a number".
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 9999999999}", "at most 2147483647");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 99999999999999999999}", "at most 2147483647");
         assertBadRequest("/actuator/pools/fixed/tune", "{\"capacity\": 5}", "preAlloc");
         assertBadRequest("/actuator/pools/mail/restart", null, "Unknown action 'restart'");
         assertThat(this.mail.capacity()).isEqualTo(4);
