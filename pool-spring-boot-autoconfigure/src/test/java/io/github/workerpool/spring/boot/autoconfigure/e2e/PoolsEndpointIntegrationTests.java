@@ -70,9 +70,12 @@ class PoolsEndpointIntegrationTests {
 
     @Test
     void unknownPoolIsNotFoundAndNeverCreated() throws Exception {
-        assertThat(this.http.get("/actuator/pools/mial").status()).isEqualTo(404);
-        assertThat(this.http.post("/actuator/pools/mial/tune", "{\"capacity\": 5}").status()).isEqualTo(404);
-        assertThat(this.http.post("/actuator/pools/mial/purge", null).status()).isEqualTo(404);
+        for (HttpJson.Response response : new HttpJson.Response[] { this.http.get("/actuator/pools/mial"),
+                this.http.post("/actuator/pools/mial/tune", "{\"capacity\": 5}"),
+                this.http.post("/actuator/pools/mial/purge", null) }) {
+            assertThat(response.status()).isEqualTo(404);
+            assertThat((String) response.json("$.message")).isEqualTo("No pool named 'mial'");
+        }
         Map<String, Object> pools = this.http.get("/actuator/pools").json("$.pools");
         assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
     }
