@@ -356,7 +356,10 @@ public final class TaskGroup<R> {
     }
 
     private int stop(boolean byDeadline) {
-        List<Task<R>> toCancel = new ArrayList<>();
+        // Every unfinished task is marked cancelled under the lock first, and only then are the
+        // pool's futures cancelled: cancelling one by one let a worker freed by an interrupt run
+        // the next queued task before that one was marked.
+        List<Task<R>> cancelledNow = new ArrayList<>();
         lock.lock();
         try {
             if (byDeadline && pending > 0) {
@@ -364,52 +367,39 @@ public final class TaskGroup<R> {
             }
             stopped = true;
             for (Task<R> t : tasks) {
-                if (t.state == PENDING) {
-                    toCancel.add(t);
+                if (t.state == PENDING && finishLocked(t, CANCELLED, null, null)) {
+                    cancelledNow.add(t);
                 }
             }
         } finally {
             lock.unlock();
         }
-        int n = 0;
-        for (Task<R> t : toCancel) {
-            if (t.cancel(true)) {
-                n++;
+        // Queued tasks' futures first, running ones after: interrupting a running task first would
+        // free its worker to pick up (and the pool to count as run) a future not yet cancelled.
+        List<Task<R>> running = new ArrayList<>();
+        for (Task<R> t : cancelledNow) {
+            t.done.cancel(false);
+            if (t.runner == null) {
+                t.cancelPoolFuture(true);
+            } else {
+                running.add(t);
             }
         }
-        return n;
+        for (Task<R> t : running) {
+            t.cancelPoolFuture(true);
+        }
+        return cancelledNow.size();
     }
 
     /** Moves the task to its terminal state, once; false if it already had one. */
     private boolean finish(Task<R> t, int state, R value, Throwable error) {
-        boolean failFastNow = false;
+        boolean failFastNow;
         lock.lock();
         try {
-            if (t.state != PENDING) {
+            if (!finishLocked(t, state, value, error)) {
                 return false;
             }
-            t.value = value;
-            t.error = error;
-            t.state = state;
-            pending--;
-            completed.add(t);
-            switch (state) {
-                case SUCCEEDED -> succeeded++;
-                case FAILED -> {
-                    failed++;
-                    if (firstFailure == null) {
-                        firstFailure = t;
-                        failFastNow = failFast && !stopped;
-                    }
-                }
-                default -> {
-                    cancelled++;
-                    if (stopped && deadline != null && System.nanoTime() - deadlineAt >= 0) {
-                        timedOut = true;
-                    }
-                }
-            }
-            changed.signalAll();
+            failFastNow = state == FAILED && firstFailure == t && failFast && !stopped;
         } finally {
             lock.unlock();
         }
@@ -421,6 +411,35 @@ public final class TaskGroup<R> {
         if (failFastNow) {
             stop(false);
         }
+        return true;
+    }
+
+    /** The state change and counts of finish(), under the lock; false if the task had already ended. */
+    private boolean finishLocked(Task<R> t, int state, R value, Throwable error) {
+        if (t.state != PENDING) {
+            return false;
+        }
+        t.value = value;
+        t.error = error;
+        t.state = state;
+        pending--;
+        completed.add(t);
+        switch (state) {
+            case SUCCEEDED -> succeeded++;
+            case FAILED -> {
+                failed++;
+                if (firstFailure == null) {
+                    firstFailure = t;
+                }
+            }
+            default -> {
+                cancelled++;
+                if (stopped && deadline != null && System.nanoTime() - deadlineAt >= 0) {
+                    timedOut = true;
+                }
+            }
+        }
+        changed.signalAll();
         return true;
     }
 
@@ -543,11 +562,16 @@ public final class TaskGroup<R> {
             if (!group.finish(this, CANCELLED, null, null)) {
                 return false;
             }
+            cancelPoolFuture(mayInterruptIfRunning);
+            return true;
+        }
+
+        /** Cancels the pool's future, interrupting the task only if it is not cancelling itself. */
+        void cancelPoolFuture(boolean mayInterruptIfRunning) {
             Future<?> f = poolFuture;
             if (f != null) {
                 f.cancel(mayInterruptIfRunning && runner != Thread.currentThread());
             }
-            return true;
         }
 
         @Override
