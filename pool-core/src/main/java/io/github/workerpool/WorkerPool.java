@@ -222,7 +222,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
         long timeout = blockingTimeout == null ? -1 : saturatedNanos(blockingTimeout);
         this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
-        this.idle = preAlloc ? new IdleWorkers.Ring(builder.capacity) : new IdleWorkers.Stack();
+        this.idle = preAlloc ? preAllocRing(builder.capacity, name) : new IdleWorkers.Stack();
         this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
         lock.lock();
         try {
@@ -1020,6 +1020,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         handOffAll(stopped, Worker.STOP);
         for (Worker w : toStart) {
             start(w);
+        }
+    }
+
+    private static IdleWorkers preAllocRing(int capacity, String name) {
+        try {
+            return new IdleWorkers.Ring(capacity);
+        } catch (OutOfMemoryError e) {
+            // One array of `capacity` references: failing here leaves the heap as it was.
+            throw new IllegalArgumentException("preAlloc cannot reserve an idle-worker ring of " + capacity
+                    + " slots in this heap (pool '" + name + "'): lower the capacity or turn preAlloc off", e);
         }
     }
 

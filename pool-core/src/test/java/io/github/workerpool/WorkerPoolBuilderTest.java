@@ -77,6 +77,14 @@ class WorkerPoolBuilderTest extends PoolTestSupport {
     }
 
     @Test
+    void preAlloc_withACapacityTheHeapCannotHold_isRejected_notAnOutOfMemoryError() {
+        assertThatThrownBy(() -> WorkerPool.builder().name("huge").capacity(Integer.MAX_VALUE).preAlloc(true).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("preAlloc")
+                .hasMessageContaining(String.valueOf(Integer.MAX_VALUE));
+    }
+
+    @Test
     void virtualThreads_withThreadFactory_isRejected() {
         assertThatThrownBy(() -> WorkerPool.builder().capacity(1).virtualThreads(true)
                 .threadFactory(Thread::new).build())
