@@ -218,8 +218,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.taskDecorator = builder.taskDecorator;
         this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
         this.clock = builder.clock != null ? builder.clock : System::nanoTime;
-        this.expiryNanos = expiry.toNanos();
-        this.blockingTimeoutNanos = blockingTimeout == null ? -1 : blockingTimeout.toNanos();
+        this.expiryNanos = saturatedNanos(expiry);
+        // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
+        long timeout = blockingTimeout == null ? -1 : saturatedNanos(blockingTimeout);
+        this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
         this.idle = preAlloc ? new IdleWorkers.Ring(builder.capacity) : new IdleWorkers.Stack();
         this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
         lock.lock();
@@ -964,6 +966,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
+    }
+
     static void checkCapacity(int capacity) {
         if (capacity == 0 || capacity < -1) {
             throw new IllegalArgumentException("capacity must be at least 1, or -1 for unbounded, but was " + capacity);
@@ -1228,6 +1238,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     /** Package-private seam for tests: idle workers on the stack or ring, without the spinner. */
     final int idleInStructure() {
         return idleCount;
+    }
+
+    /** Package-private seam for tests: whether the shared purger checks this pool. */
+    final boolean hasPurgeSchedule() {
+        lock.lock();
+        try {
+            return purgeSchedule != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Package-private seam for tests: worker threads that have not exited yet. */

@@ -1,0 +1,140 @@
+package io.github.workerpool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Bounded concurrency stress in the normal build: several producers against one pool while
+ * another thread tunes and purges at random and some tasks throw; afterwards every task is
+ * accounted for (ran, rejected, or returned by shutdownNow) and no worker thread is left.
+ */
+class WorkerPoolStressTest extends PoolTestSupport {
+
+    private static final int PRODUCERS = 4;
+    private static final int TASKS_PER_PRODUCER = 20_000;
+
+    static Stream<Arguments> pools() {
+        return Stream.of(
+                Arguments.of("hand-off, blocking", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("handoff").capacity(4)),
+                Arguments.of("queue, blocking", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("queue").capacity(3).queueCapacity(64)),
+                Arguments.of("nonblocking", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("nonblocking").capacity(2).nonblocking(true)),
+                Arguments.of("queue, nonblocking, no spin", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("qnb").capacity(2).queueCapacity(8).nonblocking(true).spinNanos(0)),
+                Arguments.of("blocking with limits", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("limits").capacity(2).maxBlockingTasks(2)
+                                .blockingTimeout(Duration.ofMillis(1))),
+                Arguments.of("short expiry", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("expiry").capacity(4).expiry(Duration.ofMillis(1))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("pools")
+    void everyTaskIsAccountedFor_underTuneAndPurge(String label, Supplier<WorkerPool.Builder> builder) throws Exception {
+        WorkerPool pool = pool(builder.get().panicHandler(t -> { }));
+        AtomicLong ran = new AtomicLong();
+        AtomicLong threw = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        AtomicBoolean producing = new AtomicBoolean(true);
+
+        Thread chaos = start("chaos", () -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            boolean tunable = !pool.config().preAlloc();
+            while (producing.get()) {
+                if (tunable && random.nextInt(3) == 0) {
+                    pool.tune(1 + random.nextInt(6));
+                } else {
+                    pool.purge();
+                }
+                Thread.yield();
+            }
+        });
+        List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < PRODUCERS; p++) {
+            producers.add(start("producer-" + p, () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int i = 0; i < TASKS_PER_PRODUCER; i++) {
+                    boolean fail = random.nextInt(10) == 0;
+                    try {
+                        pool.execute(() -> {
+                            ran.incrementAndGet();
+                            if (fail) {
+                                threw.incrementAndGet();
+                                throw new IllegalStateException("injected");
+                            }
+                        });
+                    } catch (RejectedExecutionException e) {
+                        rejected.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        for (Thread t : producers) {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(t.isAlive()).as("producer finished").isFalse();
+        }
+        producing.set(false);
+        chaos.join(10_000);
+        pool.shutdown();
+        assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("%s terminates", pool).isTrue();
+
+        long submitted = (long) PRODUCERS * TASKS_PER_PRODUCER;
+        PoolStats s = pool.stats();
+        assertThat(ran.get() + rejected.get()).as("ran + rejected").isEqualTo(submitted);
+        assertThat(s.submitted()).isEqualTo(submitted);
+        assertThat(s.rejected()).isEqualTo(rejected.get());
+        assertThat(s.failed()).isEqualTo(threw.get());
+        assertThat(s.completed()).isEqualTo(ran.get() - threw.get());
+        assertThat(s.running() + s.queued() + s.waiting() + s.idle()).isZero();
+        assertThat(pool.workerThreads()).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("pools")
+    void shutdownNow_whileProducing_losesNothing(String label, Supplier<WorkerPool.Builder> builder) throws Exception {
+        WorkerPool pool = pool(builder.get().panicHandler(t -> { }));
+        AtomicLong ran = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        AtomicLong submittedByProducers = new AtomicLong();
+        List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < PRODUCERS; p++) {
+            producers.add(start("producer-" + p, () -> {
+                for (int i = 0; i < TASKS_PER_PRODUCER / 4; i++) {
+                    submittedByProducers.incrementAndGet();
+                    try {
+                        pool.execute(ran::incrementAndGet);
+                    } catch (RejectedExecutionException e) {
+                        rejected.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        awaitUntil("some work done", () -> ran.get() > 100 || !producers.get(0).isAlive());
+        List<Runnable> returned = pool.shutdownNow();
+        for (Thread t : producers) {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ran.get() + rejected.get() + returned.size())
+                .as("ran + rejected + returned").isEqualTo(submittedByProducers.get());
+        PoolStats s = pool.stats();
+        assertThat(s.cancelled()).isEqualTo(returned.size());
+        assertThat(s.rejected()).isEqualTo(rejected.get());
+        assertThat(s.completed()).isEqualTo(ran.get());
+    }
+}

@@ -1,0 +1,623 @@
+package io.github.workerpool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** One test per rule of WorkerPool's semantics (issue 2). */
+class WorkerPoolTest extends PoolTestSupport {
+
+    @Test
+    void execute_runsOnWorkerNamedAfterPool() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("mail").capacity(2));
+        AtomicReference<String> thread = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        pool.execute(() -> {
+            thread.set(Thread.currentThread().getName());
+            done.countDown();
+        });
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(thread.get()).isEqualTo("mail-1");
+    }
+
+    @Test
+    void capacity_isNeverExceeded_underConcurrentSubmitters() throws Exception {
+        int capacity = 3;
+        WorkerPool pool = pool(WorkerPool.builder().capacity(capacity));
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        int perProducer = 300;
+        CountDownLatch done = new CountDownLatch(4 * perProducer);
+        List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            producers.add(start("producer-" + p, () -> {
+                for (int i = 0; i < perProducer; i++) {
+                    pool.execute(() -> {
+                        int n = now.incrementAndGet();
+                        max.accumulateAndGet(n, Math::max);
+                        Thread.onSpinWait();
+                        assertThat(pool.running()).isLessThanOrEqualTo(capacity);
+                        now.decrementAndGet();
+                        done.countDown();
+                    });
+                }
+            }));
+        }
+        for (Thread t : producers) {
+            t.join();
+        }
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(max.get()).isBetween(1, capacity);
+        assertThat(pool.stats().failed()).isZero();
+    }
+
+    @Test
+    void workers_areStartedOnDemand_andReused() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(8));
+        assertThat(pool.idle()).isZero();
+        assertThat(pool.running()).isZero();
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < 50; i++) {
+            pool.submit(() -> threads.add(Thread.currentThread().getName())).get();
+            awaitUntil("worker back to idle", () -> pool.idle() == 1);
+        }
+        // Each task came after the previous worker was idle again, so one worker served them all.
+        assertThat(threads).containsExactly("pool-1");
+        assertThat(pool.running() + pool.idle()).isEqualTo(1);
+        assertThat(pool.stats().completed()).isEqualTo(50);
+    }
+
+    @Test
+    void idleWorkers_areReusedMostRecentlyUsedFirst() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("lifo").capacity(3).spinNanos(0));
+        List<String> lastToFinish = finishThreeWorkersInOrder(pool);
+        assertThat(runOnce(pool)).isEqualTo(lastToFinish.get(2));
+    }
+
+    @Test
+    void preAlloc_reusesLongestIdleWorkerFirst() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("ring").capacity(3).preAlloc(true).spinNanos(0));
+        List<String> order = finishThreeWorkersInOrder(pool);
+        assertThat(runOnce(pool)).isEqualTo(order.get(0));
+        assertThat(runOnce(pool)).isEqualTo(order.get(1));
+    }
+
+    /** Starts three workers, lets them finish one after another, returns their names in that order. */
+    private List<String> finishThreeWorkersInOrder(WorkerPool pool) throws Exception {
+        List<CountDownLatch> gates = List.of(gate(), gate(), gate());
+        List<String> finished = new CopyOnWriteArrayList<>();
+        CountDownLatch started = new CountDownLatch(3);
+        for (CountDownLatch g : gates) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(g);
+                finished.add(Thread.currentThread().getName());
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 3; i++) {
+            open(gates.get(i));
+            int idleNow = i + 1;
+            awaitUntil(idleNow + " idle", () -> pool.idleInStructure() == idleNow);
+        }
+        return finished;
+    }
+
+    private static String runOnce(WorkerPool pool) throws Exception {
+        return pool.submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void full_blockingPool_makesCallerWait_untilAWorkerFrees() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        CountDownLatch secondRan = new CountDownLatch(1);
+        Thread caller = start("caller", () -> pool.execute(secondRan::countDown));
+        awaitUntil("caller waits", () -> pool.waiting() == 1);
+        assertThat(caller.isAlive()).isTrue();
+        assertThat(secondRan.getCount()).isEqualTo(1);
+        open(gate);
+        assertThat(secondRan.await(10, TimeUnit.SECONDS)).isTrue();
+        caller.join(10_000);
+        assertThat(pool.waiting()).isZero();
+    }
+
+    @Test
+    void waitingCallers_areServedFirstComeFirstServed() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).spinNanos(0));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int id = i;
+            callers.add(start("caller-" + i, () -> pool.execute(() -> order.add(id))));
+            awaitUntil("caller " + i + " waits", () -> pool.waiting() == id + 1);
+        }
+        open(gate);
+        for (Thread t : callers) {
+            t.join(10_000);
+        }
+        awaitUntil("all ran", () -> order.size() == 5);
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
+    }
+
+    @Test
+    void nonblocking_fullPool_rejectsAtOnce_namingPoolAndLimit() {
+        WorkerPool pool = pool(WorkerPool.builder().name("crawler").capacity(1).nonblocking(true));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        assertThatThrownBy(() -> pool.execute(() -> { }))
+                .isInstanceOf(PoolOverloadException.class)
+                .hasMessageContaining("crawler")
+                .hasMessageContaining("nonblocking")
+                .satisfies(e -> assertThat(((PoolOverloadException) e).getPoolName()).isEqualTo("crawler"));
+        assertThat(pool.stats().rejected()).isEqualTo(1);
+    }
+
+    @Test
+    void maxBlockingTasks_rejectsCallersBeyondTheLimit() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("m").capacity(1).maxBlockingTasks(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        CountDownLatch waiterRan = new CountDownLatch(1);
+        Thread waiter = start("waiter", () -> pool.execute(waiterRan::countDown));
+        awaitUntil("one waits", () -> pool.waiting() == 1);
+        assertThatThrownBy(() -> pool.execute(() -> { }))
+                .isInstanceOf(PoolOverloadException.class)
+                .hasMessageContaining("maxBlockingTasks=1");
+        open(gate);
+        assertThat(waiterRan.await(10, TimeUnit.SECONDS)).isTrue();
+        waiter.join(10_000);
+    }
+
+    @Test
+    void blockingTimeout_rejectsCallerThatWaitedTooLong() {
+        WorkerPool pool = pool(WorkerPool.builder().name("t").capacity(1).blockingTimeout(Duration.ofMillis(50)));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> pool.execute(() -> { }))
+                .isInstanceOf(PoolOverloadException.class)
+                .hasMessageContaining("blockingTimeout");
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(pool.waiting()).isZero();
+    }
+
+    @Test
+    void interruptedWaitingCaller_isRejected_andKeepsItsInterruptStatus() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<Boolean> interrupted = new AtomicReference<>();
+        Thread caller = start("caller", () -> {
+            try {
+                pool.execute(() -> { });
+            } catch (Throwable t) {
+                thrown.set(t);
+                interrupted.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        awaitUntil("caller waits", () -> pool.waiting() == 1);
+        caller.interrupt();
+        caller.join(10_000);
+        assertThat(thrown.get()).isInstanceOf(PoolOverloadException.class).hasMessageContaining("interrupted");
+        assertThat(interrupted.get()).isTrue();
+        assertThat(pool.waiting()).isZero();
+    }
+
+    @Test
+    void queue_holdsTasksWhileWorkersAreBusy_andRunsThemInOrder() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(2).nonblocking(true));
+        CountDownLatch gate = gate();
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        pool.execute(() -> order.add(1));
+        pool.execute(() -> order.add(2));
+        assertThat(pool.queued()).isEqualTo(2);
+        assertThatThrownBy(() -> pool.execute(() -> order.add(3)))
+                .isInstanceOf(PoolOverloadException.class)
+                .hasMessageContaining("queue is full");
+        open(gate);
+        awaitUntil("queue drained", () -> order.size() == 2);
+        assertThat(order).containsExactly(1, 2);
+        assertThat(pool.queued()).isZero();
+    }
+
+    @Test
+    void queueFull_blockingCaller_waitsForQueueRoom() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(1).spinNanos(0));
+        CountDownLatch gate = gate();
+        CountDownLatch queuedGate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        pool.execute(() -> hold(queuedGate));
+        CountDownLatch third = new CountDownLatch(1);
+        Thread caller = start("caller", () -> pool.execute(third::countDown));
+        awaitUntil("caller waits", () -> pool.waiting() == 1);
+        open(gate); // the worker takes the queued task; the waiting caller's task moves into the queue
+        awaitUntil("caller admitted", () -> pool.waiting() == 0 && pool.queued() == 1);
+        caller.join(10_000);
+        open(queuedGate);
+        assertThat(third.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void tuneUp_letsWaitingCallersIn_atOnce() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        CountDownLatch ran = new CountDownLatch(2);
+        Thread a = start("a", () -> pool.execute(ran::countDown));
+        Thread b = start("b", () -> pool.execute(ran::countDown));
+        awaitUntil("two wait", () -> pool.waiting() == 2);
+        pool.tune(3);
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue(); // while the first task still holds its worker
+        assertThat(pool.capacity()).isEqualTo(3);
+        a.join(10_000);
+        b.join(10_000);
+        assertThat(pool.waiting()).isZero();
+    }
+
+    @Test
+    void tuneUp_startsWorkersForQueuedTasks() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        CountDownLatch ran = new CountDownLatch(3);
+        for (int i = 0; i < 3; i++) {
+            pool.execute(ran::countDown);
+        }
+        assertThat(pool.queued()).isEqualTo(3);
+        pool.tune(4);
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void tuneDown_letsRunningTasksFinish_thenKeepsAtMostTheNewCapacity() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(4).spinNanos(0));
+        CountDownLatch gate = gate();
+        AtomicInteger interrupted = new AtomicInteger();
+        CountDownLatch started = new CountDownLatch(4);
+        for (int i = 0; i < 4; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+                if (Thread.currentThread().isInterrupted()) {
+                    interrupted.incrementAndGet();
+                }
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        pool.tune(2);
+        assertThat(pool.capacity()).isEqualTo(2);
+        assertThat(pool.running()).isEqualTo(4); // nobody is stopped mid-task
+        open(gate);
+        awaitUntil("surplus workers retired", () -> pool.running() + pool.idle() <= 2 && pool.running() == 0);
+        assertThat(interrupted.get()).isZero();
+
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            futures.add(pool.submit(() -> {
+                max.accumulateAndGet(now.incrementAndGet(), Math::max);
+                Thread.yield();
+                now.decrementAndGet();
+            }));
+        }
+        for (Future<?> f : futures) {
+            f.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(max.get()).isBetween(1, 2);
+    }
+
+    @Test
+    void tuneDown_stopsSurplusIdleWorkersAtOnce() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(3).spinNanos(0));
+        finishThreeWorkersInOrder(pool);
+        pool.tune(1);
+        assertThat(pool.idle()).isEqualTo(1);
+    }
+
+    @Test
+    void tune_invalidCapacity_throws_andChangesNothing() {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(5));
+        for (int bad : new int[] {0, -2, Integer.MIN_VALUE}) {
+            assertThatThrownBy(() -> pool.tune(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("capacity")
+                    .hasMessageContaining(String.valueOf(bad));
+            assertThat(pool.capacity()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void tune_minusOne_makesPoolUnbounded() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+        pool.tune(-1);
+        assertThat(pool.capacity()).isEqualTo(-1);
+        assertThat(pool.free()).isEqualTo(-1);
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(20);
+        for (int i = 0; i < 20; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(pool.running()).isEqualTo(20);
+    }
+
+    @Test
+    void tune_onPreAllocPool_isIllegalState_sayingWhy() {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).preAlloc(true));
+        assertThatThrownBy(() -> pool.tune(4))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("preAlloc");
+        assertThat(pool.capacity()).isEqualTo(2);
+    }
+
+    @Test
+    void purge_stopsEveryIdleWorker_andLeavesRunningTasksAlone() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(4));
+        List<String> names = finishThreeWorkersInOrder(pool);
+        CountDownLatch gate = gate();
+        CountDownLatch busy = new CountDownLatch(1);
+        AtomicReference<Boolean> interrupted = new AtomicReference<>();
+        pool.execute(() -> {
+            busy.countDown();
+            hold(gate);
+            interrupted.set(Thread.currentThread().isInterrupted());
+        });
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        awaitUntil("one running", () -> pool.running() == 1);
+        int idleBefore = pool.idle();
+        assertThat(pool.purge()).isEqualTo(idleBefore);
+        assertThat(pool.idle()).isZero();
+        assertThat(pool.running()).isEqualTo(1);
+        awaitUntil("purged threads exit", () -> pool.workerThreads().size() == 1);
+        open(gate);
+        awaitUntil("task finished", () -> interrupted.get() != null);
+        assertThat(interrupted.get()).isFalse();
+        assertThat(names).hasSize(3);
+    }
+
+    @Test
+    void expiry_stopsWorkersIdleLongerThanIt_oldestFirst() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000);
+        WorkerPool pool = pool(WorkerPool.builder().capacity(3).spinNanos(0)
+                .expiry(Duration.ofSeconds(10)).clock(clock::get));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        open(gate);
+        awaitUntil("two idle", () -> pool.idleInStructure() == 2);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        assertThat(pool.purgeExpired()).isZero();
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        assertThat(pool.purgeExpired()).isEqualTo(2);
+        assertThat(pool.idle()).isZero();
+        awaitUntil("expired threads exit", () -> pool.workerThreads().isEmpty());
+    }
+
+    @Test
+    void expiry_neverTouchesBusyWorkers() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).spinNanos(0)
+                .expiry(Duration.ofMillis(1)).clock(clock::get));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(1);
+        pool.execute(() -> {
+            started.countDown();
+            hold(gate);
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        clock.addAndGet(TimeUnit.HOURS.toNanos(1));
+        assertThat(pool.purgeExpired()).isZero();
+        assertThat(pool.running()).isEqualTo(1);
+    }
+
+    @Test
+    void expiry_withTheRealPurger_stopsIdleWorkers() {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).expiry(Duration.ofMillis(20)));
+        pool.execute(() -> { });
+        awaitUntil("worker expired", () -> pool.workerThreads().isEmpty() && pool.idle() == 0);
+    }
+
+    @Test
+    void disablePurge_idleWorkersNeverExpire() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).disablePurge(true).expiry(Duration.ofMillis(1)));
+        assertThat(pool.hasPurgeSchedule()).isFalse();
+        WorkerPool purged = pool(WorkerPool.builder().capacity(2).expiry(Duration.ofMillis(1)));
+        assertThat(purged.hasPurgeSchedule()).isTrue();
+    }
+
+    @Test
+    void panic_fromExecute_goesToHandler_andWorkerLivesOn() throws Exception {
+        List<Throwable> panics = new CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler(panics::add));
+        RuntimeException boom = new IllegalStateException("boom");
+        pool.execute(() -> {
+            throw boom;
+        });
+        awaitUntil("handler called", () -> panics.size() == 1);
+        assertThat(panics).containsExactly(boom);
+        String first = runOnce(pool);
+        assertThat(first).isEqualTo(runOnce(pool)); // the same worker, still alive
+        assertThat(pool.stats().failed()).isEqualTo(1);
+        // A future completes before its worker books the task, so wait for the books.
+        awaitUntil("completed counted", () -> pool.stats().completed() == 2);
+    }
+
+    @Test
+    void panic_errorsToo_stackOverflowDoesNotKillTheWorker() throws Exception {
+        List<Throwable> panics = new CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler(panics::add));
+        pool.execute(WorkerPoolTest::recurse);
+        awaitUntil("handler called", () -> panics.size() == 1);
+        assertThat(panics.get(0)).isInstanceOf(StackOverflowError.class);
+        assertThat(runOnce(pool)).isNotNull();
+    }
+
+    private static void recurse() {
+        recurse();
+    }
+
+    @Test
+    void panicHandlerThatThrows_doesNotKillTheWorker() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler(t -> {
+            throw new IllegalStateException("handler broke");
+        }));
+        pool.execute(() -> {
+            throw new RuntimeException("task broke");
+        });
+        awaitUntil("failed counted", () -> pool.stats().failed() == 1);
+        assertThat(runOnce(pool)).isNotNull();
+    }
+
+    @Test
+    void submit_failure_isCarriedByTheFuture_notThePanicHandler() throws Exception {
+        List<Throwable> panics = new CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler(panics::add));
+        Future<Object> f = pool.submit(() -> {
+            throw new java.io.IOException("disk");
+        });
+        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        awaitUntil("failed counted", () -> pool.stats().failed() == 1);
+        assertThat(panics).isEmpty();
+    }
+
+    @Test
+    void futureCancelledBeforeStart_isCountedCancelled_andNeverRuns() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        AtomicInteger ran = new AtomicInteger();
+        Future<?> f = pool.submit(ran::incrementAndGet);
+        assertThat(f.cancel(false)).isTrue();
+        open(gate);
+        awaitUntil("cancelled counted", () -> pool.stats().cancelled() == 1);
+        assertThat(ran.get()).isZero();
+    }
+
+    @Test
+    void taskDecorator_wrapsOnTheSubmittingThread() throws Exception {
+        ThreadLocal<String> context = new ThreadLocal<>();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).taskDecorator(task -> {
+            String captured = context.get();
+            return () -> {
+                context.set(captured);
+                try {
+                    task.run();
+                } finally {
+                    context.remove();
+                }
+            };
+        }));
+        context.set("request-42");
+        try {
+            assertThat(pool.submit(context::get).get(10, TimeUnit.SECONDS)).isEqualTo("request-42");
+        } finally {
+            context.remove();
+        }
+        Future<Object> failing = pool.submit(() -> {
+            throw new IllegalStateException("x");
+        });
+        assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        awaitUntil("failure counted through the decorator", () -> pool.stats().failed() == 1);
+    }
+
+    @Test
+    void unboundedPool_startsAWorkerPerConcurrentTask() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(-1));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(30);
+        Set<String> names = ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < 30; i++) {
+            pool.execute(() -> {
+                names.add(Thread.currentThread().getName());
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(names).hasSize(30);
+        assertThat(pool.free()).isEqualTo(-1);
+    }
+
+    @Test
+    void levels_describeThePool() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("levels").capacity(4).queueCapacity(3).spinNanos(0));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(4);
+        for (int i = 0; i < 4; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        pool.execute(() -> { });
+        PoolStats s = pool.stats();
+        assertThat(s.name()).isEqualTo("levels");
+        assertThat(s.capacity()).isEqualTo(4);
+        assertThat(s.running()).isEqualTo(4);
+        assertThat(s.free()).isZero();
+        assertThat(s.queued()).isEqualTo(1);
+        assertThat(s.submitted()).isEqualTo(5);
+        assertThat(pool.toString()).contains("levels", "RUNNING", "capacity=4", "running=4", "queued=1");
+        open(gate);
+        awaitUntil("quiet", () -> pool.running() == 0 && pool.queued() == 0);
+        s = pool.stats();
+        assertThat(s.completed()).isEqualTo(5);
+        assertThat(s.idle()).isEqualTo(4);
+        assertThat(s.free()).isEqualTo(4);
+    }
+
+    @Test
+    void config_reportsTheOptions() {
+        WorkerPool pool = pool(WorkerPool.builder().name("cfg").capacity(7).queueCapacity(3).nonblocking(true)
+                .maxBlockingTasks(2).blockingTimeout(Duration.ofSeconds(1)).expiry(Duration.ofSeconds(5)));
+        WorkerPool.Config c = pool.config();
+        assertThat(c.name()).isEqualTo("cfg");
+        assertThat(c.capacity()).isEqualTo(7);
+        assertThat(c.queueCapacity()).isEqualTo(3);
+        assertThat(c.nonblocking()).isTrue();
+        assertThat(c.maxBlockingTasks()).isEqualTo(2);
+        assertThat(c.blockingTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.expiry()).isEqualTo(Duration.ofSeconds(5));
+        pool.tune(9);
+        assertThat(pool.config().capacity()).isEqualTo(9);
+    }
+}

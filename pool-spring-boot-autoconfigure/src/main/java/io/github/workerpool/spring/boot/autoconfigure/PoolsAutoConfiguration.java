@@ -1,0 +1,41 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.AsyncConfigurer;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
+ * named worker pools: one bean per {@code pools.instances} entry, usable with {@code @Async}.
+ */
+@AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
+@EnableConfigurationProperties(PoolsProperties.class)
+@Import({ PoolsRegistrar.class, PoolsAutoConfiguration.AsyncConfiguration.class })
+public final class PoolsAutoConfiguration {
+
+    /*
+     * Spring allows one AsyncConfigurer. This one is registered before Spring Boot's task
+     * execution auto-configuration, which then wraps it instead of adding its own: when
+     * getAsyncExecutor() returns null (no pools.default-pool), Boot's wrapper answers with
+     * applicationTaskExecutor, exactly as without this starter. An application's own
+     * AsyncConfigurer wins over this one.
+     */
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(AsyncConfigurer.class)
+    static class AsyncConfiguration {
+
+        @Bean
+        PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, PoolsProperties properties) {
+            return new PoolsAsyncConfigurer(beanFactory, properties.getDefaultPool());
+        }
+
+    }
+
+}

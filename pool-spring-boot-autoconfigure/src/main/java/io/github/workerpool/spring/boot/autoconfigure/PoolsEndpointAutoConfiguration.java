@@ -1,0 +1,36 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
+ * the {@link PoolsEndpoint}, when Spring Boot's actuator is on the classpath.
+ */
+@AutoConfiguration(after = PoolsAutoConfiguration.class)
+@ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
+public final class PoolsEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
+    PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory) {
+        return new PoolsEndpoint(() -> Pools.in(beanFactory));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(PoolsEndpoint.class)
+    @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+    PoolsEndpointWebExtension poolsEndpointWebExtension(PoolsEndpoint poolsEndpoint) {
+        return new PoolsEndpointWebExtension(poolsEndpoint);
+    }
+
+}

@@ -1,0 +1,51 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import io.github.workerpool.PoolStats;
+import io.github.workerpool.WorkerPool;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * The {@code pools} health contributor: one indicator per pool, UP while it runs, DOWN once it
+ * was shut down while the application runs; details are its capacity, running, waiting and queued.
+ */
+class PoolsHealthContributor implements CompositeHealthContributor {
+
+    private final Supplier<Map<String, WorkerPool>> pools;
+
+    PoolsHealthContributor(Supplier<Map<String, WorkerPool>> pools) {
+        this.pools = pools;
+    }
+
+    @Override
+    public @Nullable HealthContributor getContributor(String name) {
+        WorkerPool pool = this.pools.get().get(name);
+        return (pool != null) ? indicator(pool) : null;
+    }
+
+    @Override
+    public Stream<Entry> stream() {
+        return this.pools.get().entrySet().stream().map((e) -> new Entry(e.getKey(), indicator(e.getValue())));
+    }
+
+    private static HealthIndicator indicator(WorkerPool pool) {
+        return () -> {
+            PoolStats stats = pool.stats();
+            Health.Builder builder = pool.isClosed() ? Health.down().withDetail("closed", true) : Health.up();
+            return builder.withDetail("capacity", stats.capacity())
+                .withDetail("running", stats.running())
+                .withDetail("waiting", stats.waiting())
+                .withDetail("queued", stats.queued())
+                .build();
+        };
+    }
+
+}

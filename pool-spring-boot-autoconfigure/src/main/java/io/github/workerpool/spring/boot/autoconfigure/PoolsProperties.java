@@ -1,0 +1,250 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for named worker pools, bound to the {@code pools} prefix.
+ *
+ * <p>Each entry of {@code pools.instances} becomes one pool bean named after its key; an option
+ * left out of an instance is taken from {@code pools.defaults}, then from the pool's own default.
+ */
+@ConfigurationProperties("pools")
+public class PoolsProperties {
+
+    /**
+     * Name of the pool that runs @Async methods without an executor name; none by default, so
+     * plain @Async keeps using Spring Boot's applicationTaskExecutor.
+     */
+    private String defaultPool;
+
+    /**
+     * Whether tasks run with the submitter's context (Micrometer context-propagation: MDC,
+     * tracing, security) as spring.task.execution.propagate-context does for Spring Boot's
+     * executor. Needs io.micrometer:context-propagation on the classpath.
+     */
+    private boolean propagateContext;
+
+    /**
+     * Options inherited by every pool in pools.instances.
+     */
+    private final Pool defaults = new Pool();
+
+    /**
+     * Pools to create, by bean name; every option of pools.defaults can be set per pool.
+     */
+    private final Map<String, Pool> instances = new LinkedHashMap<>();
+
+    /** Returns the name of the pool behind plain {@code @Async}, or null. */
+    public String getDefaultPool() {
+        return this.defaultPool;
+    }
+
+    /** Sets the name of the pool behind plain {@code @Async}. */
+    public void setDefaultPool(String defaultPool) {
+        this.defaultPool = defaultPool;
+    }
+
+    /** Returns whether tasks run with the submitter's propagated context. */
+    public boolean isPropagateContext() {
+        return this.propagateContext;
+    }
+
+    /** Sets whether tasks run with the submitter's propagated context. */
+    public void setPropagateContext(boolean propagateContext) {
+        this.propagateContext = propagateContext;
+    }
+
+    /** Returns the options inherited by every pool. */
+    public Pool getDefaults() {
+        return this.defaults;
+    }
+
+    /** Returns the pools to create, by name. */
+    public Map<String, Pool> getInstances() {
+        return this.instances;
+    }
+
+    /**
+     * Options of one pool; a null option is inherited from {@code pools.defaults}.
+     */
+    public static class Pool {
+
+        /**
+         * Most tasks that may run at once: at least 1, or -1 for an unbounded pool. Required,
+         * here or in pools.defaults.
+         */
+        private Integer capacity;
+
+        /**
+         * How long a worker may stay idle before it stops. Default 60s.
+         */
+        private Duration expiry;
+
+        /**
+         * Whether idle workers never expire. Default false.
+         */
+        private Boolean disablePurge;
+
+        /**
+         * Whether to allocate the idle-worker ring for capacity workers up front and reuse idle
+         * workers longest-idle first; needs a bounded capacity, and the pool cannot be tuned.
+         * Default false.
+         */
+        private Boolean preAlloc;
+
+        /**
+         * Tasks held while every worker is busy; 0 hands each task straight to a worker. Default 0.
+         */
+        private Integer queueCapacity;
+
+        /**
+         * Whether a full pool rejects a task at once instead of making the caller wait. Default
+         * false.
+         */
+        private Boolean nonblocking;
+
+        /**
+         * Most callers that may wait for a worker when the pool is full; 0 for no limit. Default 0.
+         */
+        private Integer maxBlockingTasks;
+
+        /**
+         * Longest a caller waits for a worker before its task is rejected; no limit by default.
+         */
+        private Duration blockingTimeout;
+
+        /**
+         * Whether workers are virtual threads; needs Java 21 or later. Default false.
+         */
+        private Boolean virtualThreads;
+
+        /**
+         * What happens to the pool when the application context closes.
+         */
+        private final Shutdown shutdown = new Shutdown();
+
+        /** Returns the capacity, or null to inherit. */
+        public Integer getCapacity() {
+            return this.capacity;
+        }
+
+        /** Sets the capacity. */
+        public void setCapacity(Integer capacity) {
+            this.capacity = capacity;
+        }
+
+        /** Returns the idle worker lifetime, or null to inherit. */
+        public Duration getExpiry() {
+            return this.expiry;
+        }
+
+        /** Sets the idle worker lifetime. */
+        public void setExpiry(Duration expiry) {
+            this.expiry = expiry;
+        }
+
+        /** Returns whether idle workers never expire, or null to inherit. */
+        public Boolean getDisablePurge() {
+            return this.disablePurge;
+        }
+
+        /** Sets whether idle workers never expire. */
+        public void setDisablePurge(Boolean disablePurge) {
+            this.disablePurge = disablePurge;
+        }
+
+        /** Returns whether the idle-worker ring is allocated up front, or null to inherit. */
+        public Boolean getPreAlloc() {
+            return this.preAlloc;
+        }
+
+        /** Sets whether the idle-worker ring is allocated up front. */
+        public void setPreAlloc(Boolean preAlloc) {
+            this.preAlloc = preAlloc;
+        }
+
+        /** Returns the queue capacity, or null to inherit. */
+        public Integer getQueueCapacity() {
+            return this.queueCapacity;
+        }
+
+        /** Sets the queue capacity. */
+        public void setQueueCapacity(Integer queueCapacity) {
+            this.queueCapacity = queueCapacity;
+        }
+
+        /** Returns whether a full pool rejects at once, or null to inherit. */
+        public Boolean getNonblocking() {
+            return this.nonblocking;
+        }
+
+        /** Sets whether a full pool rejects at once. */
+        public void setNonblocking(Boolean nonblocking) {
+            this.nonblocking = nonblocking;
+        }
+
+        /** Returns the most callers that may wait, or null to inherit. */
+        public Integer getMaxBlockingTasks() {
+            return this.maxBlockingTasks;
+        }
+
+        /** Sets the most callers that may wait. */
+        public void setMaxBlockingTasks(Integer maxBlockingTasks) {
+            this.maxBlockingTasks = maxBlockingTasks;
+        }
+
+        /** Returns the longest a caller waits, or null to inherit. */
+        public Duration getBlockingTimeout() {
+            return this.blockingTimeout;
+        }
+
+        /** Sets the longest a caller waits. */
+        public void setBlockingTimeout(Duration blockingTimeout) {
+            this.blockingTimeout = blockingTimeout;
+        }
+
+        /** Returns whether workers are virtual threads, or null to inherit. */
+        public Boolean getVirtualThreads() {
+            return this.virtualThreads;
+        }
+
+        /** Sets whether workers are virtual threads. */
+        public void setVirtualThreads(Boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+        }
+
+        /** Returns the shutdown options. */
+        public Shutdown getShutdown() {
+            return this.shutdown;
+        }
+
+    }
+
+    /**
+     * What happens to a pool when the application context closes.
+     */
+    public static class Shutdown {
+
+        /**
+         * How long context close waits for queued and running tasks before interrupting them
+         * and cancelling the tasks that never started. Default 30s.
+         */
+        private Duration awaitTerminationPeriod;
+
+        /** Returns the await period, or null to inherit. */
+        public Duration getAwaitTerminationPeriod() {
+            return this.awaitTerminationPeriod;
+        }
+
+        /** Sets the await period. */
+        public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
+            this.awaitTerminationPeriod = awaitTerminationPeriod;
+        }
+
+    }
+
+}

@@ -1,0 +1,330 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import io.github.workerpool.WorkerPool;
+import io.micrometer.context.ContextRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.jmx.JmxEndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jmx.JmxAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for the endpoint, meters, health and context propagation parts of the starter, and for
+ * the starter without actuator or Micrometer on the classpath.
+ */
+class PoolsActuatorAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                PoolsEndpointAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
+                PoolsHealthContributorAutoConfiguration.class, EndpointAutoConfiguration.class,
+                MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class))
+        .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.fixed.capacity=2",
+                "pools.instances.fixed.pre-alloc=true", "management.endpoints.web.exposure.include=pools");
+
+    @Test
+    void endpointListsEveryPoolWithCountsAndConfig() {
+        this.runner.run((context) -> {
+            PoolsEndpoint.PoolsDescriptor all = context.getBean(PoolsEndpoint.class).pools();
+            assertThat(all.pools()).containsOnlyKeys("mail", "fixed");
+            PoolsEndpoint.PoolDescriptor mail = all.pools().get("mail");
+            assertThat(mail.capacity()).isEqualTo(2);
+            assertThat(mail.closed()).isFalse();
+            assertThat(mail.config()).containsEntry("preAlloc", false).containsEntry("expiry", "PT1M")
+                .containsEntry("shutdownAwaitTerminationPeriod", "PT30S");
+        });
+    }
+
+    @Test
+    void endpointTuneChangesCapacity() {
+        this.runner.run((context) -> {
+            Object result = context.getBean(PoolsEndpoint.class).action("mail", "tune", 7);
+            assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PoolDescriptor.class,
+                    (pool) -> assertThat(pool.capacity()).isEqualTo(7));
+            assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(7);
+        });
+    }
+
+    @Test
+    void endpointRejectsEachBadTuneAndLeavesPoolUnchanged() {
+        this.runner.run((context) -> {
+            PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+            assertBadRequest(endpoint, "mail", "tune", null, "capacity is missing");
+            assertBadRequest(endpoint, "mail", "tune", "abc", "whole number");
+            assertBadRequest(endpoint, "mail", "tune", 1.5, "whole number");
+            assertBadRequest(endpoint, "mail", "tune", 0, "at least 1, or -1");
+            assertBadRequest(endpoint, "mail", "tune", -2, "at least 1, or -1");
+            assertBadRequest(endpoint, "mail", "tune", 3_000_000_000L, "at least 1, or -1");
+            assertBadRequest(endpoint, "mail", "explode", 3, "Unknown action 'explode'");
+            assertBadRequest(endpoint, "fixed", "tune", 3, "preAlloc");
+            assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(2);
+            assertThat(context.getBean("fixed", WorkerPool.class).capacity()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void endpointActionOnUnknownPoolCreatesNothing() {
+        this.runner.run((context) -> {
+            PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+            assertThat(endpoint.action("mial", "tune", 5)).isNull();
+            assertThat(endpoint.pool("mial")).isNull();
+            assertThat(endpoint.pools().pools()).containsOnlyKeys("mail", "fixed");
+            assertThat(context).doesNotHaveBean("mial");
+        });
+    }
+
+    @Test
+    void endpointPurgeStopsIdleWorkers() {
+        this.runner.withPropertyValues("pools.instances.mail.disable-purge=true").run((context) -> {
+            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> mail.idle() == 1);
+            Object result = context.getBean(PoolsEndpoint.class).action("mail", "purge", null);
+            assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PurgeDescriptor.class, (purge) -> {
+                assertThat(purge.purged()).isEqualTo(1);
+                assertThat(purge.pool().idle()).isZero();
+            });
+        });
+    }
+
+    @Test
+    void endpointWorksOverJmx() {
+        this.runner
+            .withConfiguration(AutoConfigurations.of(JmxAutoConfiguration.class, JmxEndpointAutoConfiguration.class,
+                    JacksonAutoConfiguration.class))
+            .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=pools",
+                    "management.endpoints.jmx.domain=workerpool-test", "management.endpoint.pools.access=UNRESTRICTED")
+            .run((context) -> {
+                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                ObjectName name = new ObjectName("workerpool-test:type=Endpoint,name=Pools");
+                Object pools = server.invoke(name, "pools", new Object[0], new String[0]);
+                assertThat(pools).asString().contains("mail", "fixed");
+                String[] signature = java.util.Arrays.stream(server.getMBeanInfo(name).getOperations())
+                    .filter((op) -> op.getName().equals("action"))
+                    .findFirst()
+                    .map((op) -> java.util.Arrays.stream(op.getSignature())
+                        .map(javax.management.MBeanParameterInfo::getType)
+                        .toArray(String[]::new))
+                    .orElseThrow();
+                server.invoke(name, "action", new Object[] { "mail", "tune", "9" }, signature);
+                assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(9);
+            });
+    }
+
+    @Test
+    void metersUseExecutorNamesAndPoolNamesWithUnitsAndDescriptions() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            Map<String, Class<?>> expected = Map.ofEntries(Map.entry("executor.pool.max", Gauge.class),
+                    Map.entry("executor.pool.size", Gauge.class), Map.entry("executor.active", Gauge.class),
+                    Map.entry("executor.queued", Gauge.class), Map.entry("executor.queue.remaining", Gauge.class),
+                    Map.entry("executor.completed", FunctionCounter.class), Map.entry("pool.waiting", Gauge.class),
+                    Map.entry("pool.idle", Gauge.class), Map.entry("pool.tasks.rejected", FunctionCounter.class),
+                    Map.entry("pool.tasks.failed", FunctionCounter.class),
+                    Map.entry("pool.tasks.cancelled", FunctionCounter.class),
+                    Map.entry("pool.task.wait", Timer.class), Map.entry("pool.task.duration", Timer.class));
+            expected.forEach((meterName, type) -> {
+                Meter meter = registry.find(meterName).tag("name", "mail").meter();
+                assertThat(meter).as(meterName).isInstanceOf(type);
+                assertThat(meter.getId().getDescription()).as(meterName).isNotBlank();
+                if (!(meter instanceof Timer)) {
+                    assertThat(meter.getId().getBaseUnit()).as(meterName).isIn("threads", "tasks");
+                }
+            });
+            assertThat(registry.get("executor.pool.max").tag("name", "mail").gauge().value()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void metersFollowTasksAndTune() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            mail.execute(() -> {
+                throw new IllegalStateException("expected by the test");
+            });
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> registry.get("pool.tasks.failed").tag("name", "mail").functionCounter().count() == 1);
+            assertThat(registry.get("executor.completed").tag("name", "mail").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("pool.task.duration").tag("name", "mail").timer().count()).isEqualTo(2);
+            assertThat(registry.get("pool.task.wait").tag("name", "mail").timer().count()).isEqualTo(2);
+            mail.tune(11);
+            assertThat(registry.get("executor.pool.max").tag("name", "mail").gauge().value()).isEqualTo(11);
+        });
+    }
+
+    @Test
+    void metersAreRemovedWhenPoolIsDestroyed() {
+        MeterRegistry[] registry = new MeterRegistry[1];
+        this.runner.run((context) -> {
+            registry[0] = context.getBean(MeterRegistry.class);
+            assertThat(registry[0].find("executor.pool.max").tag("name", "mail").meters()).hasSize(1);
+            ((org.springframework.beans.factory.support.DefaultListableBeanFactory) context.getBeanFactory())
+                .destroySingleton("mail");
+            assertThat(registry[0].find("executor.pool.max").tag("name", "mail").meters()).isEmpty();
+            assertThat(registry[0].find("pool.task.wait").tag("name", "mail").meters()).isEmpty();
+            assertThat(registry[0].find("executor.pool.max").tag("name", "fixed").meters()).hasSize(1);
+        });
+        assertThat(registry[0].find("executor.pool.max").tag("name", "fixed").meters()).isEmpty();
+    }
+
+    @Test
+    void healthIsUpWithDetailsAndDownForPoolClosedWhileAppRuns() {
+        this.runner.run((context) -> {
+            PoolsHealthContributor health = context.getBean("poolsHealthContributor", PoolsHealthContributor.class);
+            Health up = ((HealthIndicator) health.getContributor("mail")).health();
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails()).containsEntry("capacity", 2).containsKeys("running", "waiting", "queued");
+            context.getBean("mail", WorkerPool.class).shutdown();
+            assertThat(((HealthIndicator) health.getContributor("mail")).health().getStatus()).isEqualTo(Status.DOWN);
+            assertThat(((HealthIndicator) health.getContributor("fixed")).health().getStatus()).isEqualTo(Status.UP);
+            assertThat(health.stream().map((e) -> e.name())).containsExactlyInAnyOrder("mail", "fixed");
+        });
+    }
+
+    @Test
+    void healthBacksOffWhenDisabled() {
+        this.runner.withPropertyValues("management.health.pools.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean("poolsHealthContributor"));
+    }
+
+    @Test
+    void endpointBacksOffWhenUserDefinesOne() {
+        this.runner.withBean(PoolsEndpoint.class, () -> new PoolsEndpoint(Map::of)).run((context) -> {
+            assertThat(context).hasSingleBean(PoolsEndpoint.class);
+            assertThat(context.getBean(PoolsEndpoint.class).pools().pools()).isEmpty();
+        });
+    }
+
+    @Test
+    void worksWithoutActuator() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                    PoolsEndpointAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
+                    PoolsHealthContributorAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
+                    "org.springframework.boot.health"))
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasBean("mail").doesNotHaveBean(PoolsEndpoint.class)
+                    .doesNotHaveBean("poolsHealthContributor");
+                assertThat(context.getBean("mail", WorkerPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
+                    .isEqualTo(1);
+            });
+    }
+
+    @Test
+    void worksWithoutMicrometer() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
+                    PoolsEndpointAutoConfiguration.class, EndpointAutoConfiguration.class))
+            .withClassLoader(new FilteredClassLoader("io.micrometer"))
+            .withPropertyValues("pools.instances.mail.capacity=2", "management.endpoints.web.exposure.include=pools")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasBean("mail").doesNotHaveBean(PoolsMeterBinder.class)
+                    .hasSingleBean(PoolsEndpoint.class);
+                assertThat(context.getBean("mail", WorkerPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
+                    .isEqualTo(1);
+            });
+    }
+
+    @Test
+    void propagateContextCarriesThreadLocalsRegisteredWithContextPropagation() {
+        ThreadLocal<String> tenant = new ThreadLocal<>();
+        ContextRegistry.getInstance().registerThreadLocalAccessor("test.tenant", tenant);
+        try {
+            this.runner.withPropertyValues("pools.propagate-context=true").run((context) -> {
+                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                tenant.set("acme");
+                try {
+                    assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isEqualTo("acme");
+                }
+                finally {
+                    tenant.remove();
+                }
+            });
+            this.runner.run((context) -> {
+                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                tenant.set("acme");
+                try {
+                    assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isNull();
+                }
+                finally {
+                    tenant.remove();
+                }
+            });
+        }
+        finally {
+            ContextRegistry.getInstance().removeThreadLocalAccessor("test.tenant");
+        }
+    }
+
+    @Test
+    void springTaskExecutionPropagateContextAppliesToPoolsToo() {
+        ThreadLocal<String> tenant = new ThreadLocal<>();
+        ContextRegistry.getInstance().registerThreadLocalAccessor("test.tenant", tenant);
+        try {
+            this.runner.withPropertyValues("spring.task.execution.propagate-context=true").run((context) -> {
+                tenant.set("acme");
+                try {
+                    WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                    assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isEqualTo("acme");
+                }
+                finally {
+                    tenant.remove();
+                }
+            });
+        }
+        finally {
+            ContextRegistry.getInstance().removeThreadLocalAccessor("test.tenant");
+        }
+    }
+
+    @Test
+    void propagateContextWithoutContextPropagationLibraryFailsStartup() {
+        this.runner.withClassLoader(new FilteredClassLoader("io.micrometer.context"))
+            .withPropertyValues("pools.propagate-context=true")
+            .run((context) -> {
+                var analysis = PoolsAutoConfigurationTests.analyze(context);
+                assertThat(analysis.getDescription()).contains("pools.propagate-context");
+                assertThat(analysis.getAction()).contains("io.micrometer:context-propagation");
+            });
+    }
+
+    private static void assertBadRequest(PoolsEndpoint endpoint, String pool, String action, Object capacity,
+            String message) {
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.action(pool, action, capacity))
+            .withMessageContaining(message);
+    }
+
+}

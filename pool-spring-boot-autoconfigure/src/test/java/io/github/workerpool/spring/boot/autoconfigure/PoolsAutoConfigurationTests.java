@@ -1,0 +1,430 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.workerpool.WorkerPool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.core.task.TaskExecutor;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.AsyncConfigurer;
+import org.springframework.scheduling.annotation.EnableAsync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link PoolsAutoConfiguration}, one scenario each.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PoolsAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+        .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.crawler.capacity=3");
+
+    @Test
+    void poolIsBeanNamedAfterInstanceThatIsBothWorkerPoolAndAsyncTaskExecutor() {
+        this.runner.run((context) -> {
+            assertThat(context.getBean("mail")).isInstanceOf(WorkerPool.class).isInstanceOf(AsyncTaskExecutor.class);
+            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            assertThat(mail.name()).isEqualTo("mail");
+            assertThat(mail.capacity()).isEqualTo(2);
+            assertThat(context.getBean("crawler", WorkerPool.class).capacity()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void instanceInheritsDefaultsAndOverridesThem() {
+        this.runner
+            .withPropertyValues("pools.defaults.expiry=5s", "pools.defaults.queue-capacity=7",
+                    "pools.defaults.shutdown.await-termination-period=2s", "pools.instances.crawler.expiry=9s")
+            .run((context) -> {
+                WorkerPool.Config mail = context.getBean("mail", WorkerPool.class).config();
+                WorkerPool.Config crawler = context.getBean("crawler", WorkerPool.class).config();
+                assertThat(mail.expiry()).isEqualTo(Duration.ofSeconds(5));
+                assertThat(mail.queueCapacity()).isEqualTo(7);
+                assertThat(crawler.expiry()).isEqualTo(Duration.ofSeconds(9));
+                assertThat(crawler.queueCapacity()).isEqualTo(7);
+                assertThat(context.getBean("mail", SpringWorkerPool.class).awaitTerminationPeriod())
+                    .isEqualTo(Duration.ofSeconds(2));
+            });
+    }
+
+    @Test
+    void everyOptionIsBoundToTheBuilder() {
+        this.runner
+            .withPropertyValues("pools.instances.mail.expiry=3s", "pools.instances.mail.disable-purge=true",
+                    "pools.instances.mail.pre-alloc=true", "pools.instances.mail.queue-capacity=4",
+                    "pools.instances.mail.nonblocking=true", "pools.instances.mail.max-blocking-tasks=5",
+                    "pools.instances.mail.blocking-timeout=6s")
+            .run((context) -> assertThat(context.getBean("mail", WorkerPool.class).config())
+                .isEqualTo(new WorkerPool.Config("mail", 2, Duration.ofSeconds(3), true, true, 4, true, 5,
+                        Duration.ofSeconds(6), false, false)));
+    }
+
+    @Test
+    void qualifiedInjectionOfWorkerPoolAndTaskExecutorFindsThePool() {
+        this.runner.withUserConfiguration(QualifiedInjectionConfiguration.class).run((context) -> {
+            QualifiedClient client = context.getBean(QualifiedClient.class);
+            assertThat(client.pool).isSameAs(context.getBean("mail"));
+            assertThat(client.executor).isSameAs(context.getBean("mail"));
+            assertThat(client.async).isSameAs(context.getBean("crawler"));
+        });
+    }
+
+    @Test
+    void applicationTaskExecutorStaysWhenPoolsAreDefined() {
+        this.runner.run((context) -> {
+            assertThat(context).hasBean("applicationTaskExecutor");
+            assertThat(context.getBean(Executor.class)).isSameAs(context.getBean("applicationTaskExecutor"));
+        });
+    }
+
+    @Test
+    void asyncWithPoolNameRunsOnThatPool() {
+        this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+            AsyncService service = context.getBean(AsyncService.class);
+            assertThat(service.onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
+            assertThat(service.onCrawler().get(10, TimeUnit.SECONDS)).startsWith("crawler-");
+        });
+    }
+
+    @Test
+    void plainAsyncRunsOnApplicationTaskExecutorWithoutDefaultPool() {
+        this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+            String thread = context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS);
+            assertThat(thread).startsWith("task-");
+        });
+    }
+
+    @Test
+    void plainAsyncRunsOnDefaultPoolWhenSet() {
+        this.runner.withUserConfiguration(AsyncConfiguration.class)
+            .withPropertyValues("pools.default-pool=crawler")
+            .run((context) -> {
+                String thread = context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS);
+                assertThat(thread).startsWith("crawler-");
+                assertThat(context).hasBean("applicationTaskExecutor");
+            });
+    }
+
+    @Test
+    void applicationAsyncConfigurerWinsOverPools() {
+        this.runner.withUserConfiguration(AsyncConfiguration.class, UserAsyncConfigurerConfiguration.class)
+            .run((context) -> {
+                assertThat(context).doesNotHaveBean(PoolsAsyncConfigurer.class);
+                String thread = context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS);
+                assertThat(thread).startsWith("user-");
+            });
+    }
+
+    @Test
+    void defaultPoolWhenUnknownFailsStartup() {
+        this.runner.withPropertyValues("pools.default-pool=mial").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.default-pool", "'mial'");
+            assertThat(analysis.getAction()).contains("mail", "crawler");
+        });
+    }
+
+    @Test
+    void voidAsyncExceptionIsLoggedWithPoolName(CapturedOutput output) {
+        this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+            context.getBean(AsyncService.class).failOnMail();
+            await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(output).contains("on pool 'mail'").contains("boom from mail"));
+        });
+    }
+
+    @Test
+    void exceptionFromExecutedTaskIsLoggedWithPoolName(CapturedOutput output) {
+        this.runner.run((context) -> {
+            context.getBean("crawler", WorkerPool.class).execute(() -> {
+                throw new IllegalStateException("boom from crawler");
+            });
+            await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(output).contains("Task on pool 'crawler' threw")
+                    .contains("boom from crawler"));
+        });
+    }
+
+    @Test
+    void taskDecoratorBeansAreAppliedToEveryPool() {
+        this.runner.withUserConfiguration(TaskDecoratorConfiguration.class).run((context) -> {
+            for (String name : new String[] { "mail", "crawler" }) {
+                WorkerPool pool = context.getBean(name, WorkerPool.class);
+                String seen = pool.submit(() -> TaskDecoratorConfiguration.VALUE.get()).get(10, TimeUnit.SECONDS);
+                assertThat(seen).isIn("first+second", "second+first");
+            }
+        });
+    }
+
+    @Test
+    void contextCloseWaitsForRunningTasksWithinAwaitPeriod() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Boolean> finished = new CompletableFuture<>();
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=20s").run((context) -> {
+            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            mail.execute(() -> {
+                started.countDown();
+                try {
+                    finished.complete(release.await(20, TimeUnit.SECONDS));
+                }
+                catch (InterruptedException ex) {
+                    finished.complete(false);
+                }
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            // Let the task finish only once close has begun: the close must wait for it.
+            Thread releaser = new Thread(() -> {
+                await().atMost(Duration.ofSeconds(10)).until(mail::isShutdown);
+                release.countDown();
+            });
+            releaser.start();
+        });
+        assertThat(finished).isCompletedWithValue(true);
+    }
+
+    @Test
+    void contextCloseCancelsTasksThatNeverRanAndLogsThem(CapturedOutput output) throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        java.util.List<java.util.concurrent.Future<?>> queued = new java.util.ArrayList<>();
+        WorkerPool[] pool = new WorkerPool[1];
+        this.runner
+            .withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-capacity=5",
+                    "pools.instances.mail.shutdown.await-termination-period=100ms")
+            .run((context) -> {
+                pool[0] = context.getBean("mail", WorkerPool.class);
+                pool[0].execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(30, TimeUnit.SECONDS);
+                        interrupted.complete(false);
+                    }
+                    catch (InterruptedException ex) {
+                        interrupted.complete(true);
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                for (int i = 0; i < 3; i++) {
+                    queued.add(pool[0].submit(() -> { }));
+                }
+            });
+        assertThat(interrupted.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(queued).allMatch(java.util.concurrent.Future::isCancelled);
+        assertThat(pool[0].stats().cancelled()).isEqualTo(3);
+        assertThat(output).contains("Pool 'mail' did not finish").contains("3 queued task(s) never ran");
+    }
+
+    @Test
+    void userBeanOfSameNameMakesThatPoolBackOff() {
+        this.runner.withUserConfiguration(UserMailPoolConfiguration.class).run((context) -> {
+            assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);
+            assertThat(context.getBean("crawler")).isInstanceOf(SpringWorkerPool.class);
+        });
+    }
+
+    @Test
+    void capacityZeroFailsStartupNamingPropertyValueAndFix() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=0").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.instances.mail.capacity", "'0'");
+            assertThat(analysis.getAction()).contains("pools.instances.mail.capacity", ">= 1", "-1");
+        });
+    }
+
+    @Test
+    void missingCapacityFailsStartup() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.queue-capacity=3")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("pools.instances.mail.capacity", "required");
+                assertThat(analysis.getAction()).contains("pools.defaults.capacity");
+            });
+    }
+
+    @Test
+    void negativeExpiryInDefaultsFailsStartupNamingTheDefaultsProperty() {
+        this.runner.withPropertyValues("pools.defaults.expiry=-1s").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.defaults.expiry", "PT-1S");
+            assertThat(analysis.getAction()).contains("positive duration");
+        });
+    }
+
+    @Test
+    void negativeAwaitTerminationPeriodFailsStartup() {
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=-5s")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("pools.instances.mail.shutdown.await-termination-period", "PT-5S"));
+    }
+
+    @Test
+    void preAllocWithUnboundedCapacityFailsStartup() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=-1", "pools.instances.mail.pre-alloc=true")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("pools.instances.mail.pre-alloc", "bounded capacity");
+                assertThat(analysis.getAction()).contains("pools.instances.mail.capacity");
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void virtualThreadsOnJava17FailsStartup() {
+        this.runner.withPropertyValues("pools.instances.mail.virtual-threads=true").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.instances.mail.virtual-threads", "Java 21");
+            assertThat(analysis.getAction()).contains("Java 21");
+        });
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualThreadsOnJava21RunTasksOnVirtualThreads() {
+        this.runner.withPropertyValues("pools.instances.mail.virtual-threads=true").run((context) -> {
+            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            String kind = mail.submit(() -> Thread.currentThread().toString()).get(10, TimeUnit.SECONDS);
+            assertThat(kind).contains("VirtualThread");
+        });
+    }
+
+    static FailureAnalysis analyze(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        FailureAnalysis analysis = new PoolConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+        assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+        return analysis;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAsync
+    static class AsyncConfiguration {
+
+        @Bean
+        AsyncService asyncService() {
+            return new AsyncService();
+        }
+
+    }
+
+    static class AsyncService {
+
+        @Async("mail")
+        CompletableFuture<String> onMail() {
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+
+        @Async("crawler")
+        CompletableFuture<String> onCrawler() {
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+
+        @Async
+        CompletableFuture<String> plain() {
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+
+        @Async("mail")
+        void failOnMail() {
+            throw new IllegalStateException("boom from mail");
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserAsyncConfigurerConfiguration {
+
+        @Bean
+        AsyncConfigurer userAsyncConfigurer() {
+            return new AsyncConfigurer() {
+                @Override
+                public Executor getAsyncExecutor() {
+                    return (task) -> new Thread(task, "user-thread").start();
+                }
+            };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class QualifiedInjectionConfiguration {
+
+        @Bean
+        QualifiedClient qualifiedClient(@Qualifier("mail") WorkerPool pool, @Qualifier("mail") TaskExecutor executor,
+                @Qualifier("crawler") AsyncTaskExecutor async) {
+            return new QualifiedClient(pool, executor, async);
+        }
+
+    }
+
+    record QualifiedClient(WorkerPool pool, TaskExecutor executor, AsyncTaskExecutor async) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TaskDecoratorConfiguration {
+
+        static final ThreadLocal<String> VALUE = new ThreadLocal<>();
+
+        @Bean
+        @org.springframework.core.annotation.Order(1)
+        TaskDecorator first() {
+            return marking("first");
+        }
+
+        @Bean
+        @org.springframework.core.annotation.Order(2)
+        TaskDecorator second() {
+            return marking("second");
+        }
+
+        private static TaskDecorator marking(String mark) {
+            return (task) -> () -> {
+                String before = VALUE.get();
+                VALUE.set((before != null) ? before + "+" + mark : mark);
+                try {
+                    task.run();
+                }
+                finally {
+                    VALUE.set(before);
+                }
+            };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserMailPoolConfiguration {
+
+        final WorkerPool pool = WorkerPool.builder().name("user-mail").capacity(1).build();
+
+        @Bean(destroyMethod = "close")
+        WorkerPool mail() {
+            return this.pool;
+        }
+
+    }
+
+}

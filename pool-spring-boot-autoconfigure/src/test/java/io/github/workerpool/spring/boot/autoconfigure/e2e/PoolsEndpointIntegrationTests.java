@@ -1,0 +1,149 @@
+package io.github.workerpool.spring.boot.autoconfigure.e2e;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.github.workerpool.WorkerPool;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code pools} endpoint and the meters over real HTTP, with write access granted.
+ */
+@SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "server.address=127.0.0.1", "spring.web.error.include-message=always",
+                "management.endpoints.web.exposure.include=pools,health,metrics",
+                "management.endpoint.pools.access=unrestricted", "management.endpoint.health.show-details=always",
+                "pools.defaults.disable-purge=true", "pools.instances.mail.capacity=4",
+                "pools.instances.tuned.capacity=3", "pools.instances.fixed.capacity=2",
+                "pools.instances.fixed.pre-alloc=true" })
+class PoolsEndpointIntegrationTests {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    @Qualifier("mail")
+    WorkerPool mail;
+
+    @Autowired
+    @Qualifier("tuned")
+    WorkerPool tuned;
+
+    HttpJson http;
+
+    @BeforeEach
+    void client() {
+        this.http = new HttpJson(this.port);
+    }
+
+    @Test
+    void listShowsEveryPoolWithCountsAndConfig() throws Exception {
+        HttpJson.Response response = this.http.get("/actuator/pools");
+        assertThat(response.status()).isEqualTo(200);
+        Map<String, Object> pools = response.json("$.pools");
+        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
+        assertThat((Integer) response.json("$.pools.fixed.capacity")).isEqualTo(2);
+        assertThat((Boolean) response.json("$.pools.fixed.config.preAlloc")).isTrue();
+        assertThat((Boolean) response.json("$.pools.mail.config.disablePurge")).isTrue();
+    }
+
+    @Test
+    void getShowsOnePoolWithEveryField() throws Exception {
+        HttpJson.Response response = this.http.get("/actuator/pools/mail");
+        assertThat(response.status()).isEqualTo(200);
+        Map<String, Object> pool = response.json("$");
+        assertThat(pool).containsKeys("name", "capacity", "running", "idle", "free", "waiting", "queued",
+                "queueCapacity", "submitted", "completed", "failed", "rejected", "cancelled", "closed", "config");
+        assertThat(pool).containsEntry("name", "mail").containsEntry("capacity", 4).containsEntry("closed", false);
+    }
+
+    @Test
+    void unknownPoolIsNotFoundAndNeverCreated() throws Exception {
+        assertThat(this.http.get("/actuator/pools/mial").status()).isEqualTo(404);
+        assertThat(this.http.post("/actuator/pools/mial/tune", "{\"capacity\": 5}").status()).isEqualTo(404);
+        assertThat(this.http.post("/actuator/pools/mial/purge", null).status()).isEqualTo(404);
+        Map<String, Object> pools = this.http.get("/actuator/pools").json("$.pools");
+        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
+    }
+
+    @Test
+    void tuneChangesCapacityAndTheMeterFollows() throws Exception {
+        assertThat(meter("executor.pool.max", "tuned")).isEqualTo(3.0);
+        HttpJson.Response response = this.http.post("/actuator/pools/tuned/tune", "{\"capacity\": 8}");
+        assertThat(response.status()).isEqualTo(200);
+        assertThat((Integer) response.json("$.capacity")).isEqualTo(8);
+        assertThat((String) response.json("$.name")).isEqualTo("tuned");
+        assertThat(this.tuned.capacity()).isEqualTo(8);
+        assertThat(meter("executor.pool.max", "tuned")).isEqualTo(8.0);
+    }
+
+    @Test
+    void purgeWithoutBodyStopsIdleWorkers() throws Exception {
+        this.mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.mail.idle() >= 1);
+        int idle = this.mail.idle();
+        HttpJson.Response response = this.http.post("/actuator/pools/mail/purge", null);
+        assertThat(response.status()).isEqualTo(200);
+        assertThat((Integer) response.json("$.purged")).isEqualTo(idle);
+        assertThat((String) response.json("$.name")).isEqualTo("mail");
+        assertThat((Integer) response.json("$.pool.idle")).isZero();
+    }
+
+    @Test
+    void eachBadTuneIsBadRequestWithClearMessageAndPoolUnchanged() throws Exception {
+        assertBadRequest("/actuator/pools/mail/tune", "{}", "capacity is missing");
+        assertBadRequest("/actuator/pools/mail/tune", null, "capacity is missing");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": \"abc\"}", "whole number");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 1.5}", "whole number");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 0}", "at least 1, or -1");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": -2}", "at least 1, or -1");
+        assertBadRequest("/actuator/pools/fixed/tune", "{\"capacity\": 5}", "preAlloc");
+        assertBadRequest("/actuator/pools/mail/restart", null, "Unknown action 'restart'");
+        assertThat(this.mail.capacity()).isEqualTo(4);
+        assertThat((Integer) this.http.get("/actuator/pools/fixed").json("$.capacity")).isEqualTo(2);
+    }
+
+    @Test
+    void metersAreVisibleWithThePoolTag() throws Exception {
+        this.mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        for (String name : new String[] { "executor.pool.max", "executor.pool.size", "executor.active",
+                "executor.queued", "executor.queue.remaining", "executor.completed", "pool.waiting", "pool.idle",
+                "pool.tasks.rejected", "pool.tasks.failed", "pool.task.wait", "pool.task.duration" }) {
+            HttpJson.Response response = this.http.get("/actuator/metrics/" + name + "?tag=name:mail");
+            assertThat(response.status()).as(name).isEqualTo(200);
+        }
+        assertThat(this.http.get("/actuator/metrics/pool.task.duration?tag=name:mail").body()).contains("\"COUNT\"");
+        await().atMost(Duration.ofSeconds(10)).until(() -> meter("executor.completed", "mail") >= 1.0);
+    }
+
+    @Test
+    void healthShowsPoolsUp() throws Exception {
+        HttpJson.Response response = this.http.get("/actuator/health");
+        assertThat((String) response.json("$.components.pools.components.mail.status")).isEqualTo("UP");
+        assertThat((Integer) response.json("$.components.pools.components.mail.details.capacity")).isEqualTo(4);
+    }
+
+    private void assertBadRequest(String path, String body, String message) throws Exception {
+        HttpJson.Response response = this.http.post(path, body);
+        assertThat(response.status()).as("%s %s -> %s", path, body, response.body()).isEqualTo(400);
+        assertThat((String) response.json("$.message")).as("%s %s", path, body).contains(message);
+    }
+
+    private double meter(String name, String pool) throws Exception {
+        HttpJson.Response response = this.http.get("/actuator/metrics/" + name + "?tag=name:" + pool);
+        assertThat(response.status()).isEqualTo(200);
+        return ((Number) response.json("$.measurements[0].value")).doubleValue();
+    }
+
+}
