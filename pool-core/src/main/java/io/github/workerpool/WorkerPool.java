@@ -440,13 +440,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     private boolean offerToQueue(Object task) {
         int q;
-        for (; ; ) {
-            q = queued.get();
-            if (q >= queueCapacity) {
-                return false;
-            }
-            if (queued.compareAndSet(q, q + 1)) {
-                break;
+        if (queueCapacity == Integer.MAX_VALUE) {
+            q = queued.getAndIncrement(); // cannot fill (the heap would run out first): no CAS retry loop
+        } else {
+            for (; ; ) {
+                q = queued.get();
+                if (q >= queueCapacity) {
+                    return false;
+                }
+                if (queued.compareAndSet(q, q + 1)) {
+                    break;
+                }
             }
         }
         queue.offer(task);
