@@ -96,7 +96,7 @@ final class Worker implements Runnable {
                     return null;
                 }
             }
-            spinPause(i);
+            Thread.onSpinWait();
         }
     }
 
@@ -115,6 +115,24 @@ final class Worker implements Runnable {
 
     /** Pure-spin iterations before spin-waits start yielding: roughly a microsecond. */
     static final int SPIN_BEFORE_YIELD = 256;
+
+    /**
+     * Waits until handed something: yielding until {@code yieldUntil} (System.nanoTime), so that
+     * a hand-off soon after going idle costs no unpark, then parking.
+     */
+    Object awaitSlot(long yieldUntil) {
+        for (;;) {
+            Object o = slot;
+            if (o != null) {
+                slot = null;
+                return o;
+            }
+            if (System.nanoTime() - yieldUntil >= 0) {
+                return awaitSlot();
+            }
+            Thread.yield();
+        }
+    }
 
     /** Waits, parking, until handed something. */
     Object awaitSlot() {

@@ -80,13 +80,18 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *                          generation return whether it reached TERMINATED.
      *
      * Where a task goes (execute), in a hand-off pool (queueCapacity 0):
-     *   1. the spinner: the one worker that just finished and spins for spinNanos before parking
-     *      (Go's scheduler keeps a "spinning M" for the same reason). Claimed with one atomic
-     *      swap; no lock, no unpark. This is the hot path of hand-off pools.
+     *   1. the spinner: the one worker that just finished and spins (on its CPU, no yield) for
+     *      spinNanos / 5 (Go's scheduler keeps a "spinning M" for the same reason). Claimed with
+     *      one atomic swap; no lock, no unpark. This is the hot path of hand-off pools. The
+     *      spinner never yields: a registered spinner that has lost its CPU for a time slice
+     *      would hold back the wake-up of an idle worker. After that it goes idle like any other
+     *      worker, and an idle worker yields (gives its core away) until spinNanos is used up
+     *      before it parks, so a pop soon after costs no unpark either.
      *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
      *      `lock`; unparked. If some worker is busy, the caller first spins up to
-     *      HANDOFF_SPIN_NANOS for it to become the spinner: for tiny tasks that takes well under
-     *      a microsecond, an unpark and wake-up about 30 us.
+     *      HANDOFF_SPIN_NANOS for it to become the spinner (also when every worker is busy,
+     *      before step 5): for tiny tasks that takes well under a microsecond, an unpark and
+     *      wake-up about 30 us, and a Waiter takes the lock on both sides.
      *   3. a new worker, if workerCount < capacity (under `lock`).
      *   5. (below)
      * In a queue pool (queueCapacity > 0):
@@ -104,14 +109,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
      *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
      *      frees up serves the first Waiter before anything else, under `lock`.
-     * Spin-waits pause for about a microsecond, then yield (Worker.spinPause): on this 2-core
-     * class of machine a spinner that keeps its core can starve the very thread it waits for.
-
+     * A caller waiting as a Waiter spins for about a microsecond, then yields (Worker.spinPause)
+     * until spinNanos, then parks: on a 2-core machine a spinner that keeps its core can starve
+     * the very thread it waits for.
+     *
      * Races that must not lose a task, and why they don't:
      *   - A task is queued just as the last busy worker goes idle. The producer offers, then
      *     reads spinner/idleCount/workerCount; the worker publishes itself (spinner CAS or idle
-     *     push), then reads the queue (the spinner keeps reading it while it spins). All volatile, so one of them sees the other (Dekker); the worker
-     *     withdraws and polls, or the producer wakes it with POLL.
+     *     push), then reads the queue (the spinner keeps reading it while it spins). All
+     *     volatile, so one of them sees the other (Dekker); the worker withdraws and polls, or
+     *     the producer wakes it with POLL.
      *   - The same for a caller that registers as a Waiter while a worker becomes the spinner:
      *     the caller re-checks the spinner after registering, the worker re-checks waitingCount
      *     after publishing.
@@ -164,6 +171,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final UnaryOperator<Runnable> taskDecorator;
     private final Consumer<Object> function;                         // non-null for FunctionPool
     private final long spinNanos;
+    private final long spinnerNanos;                                 // spinner's share of spinNanos
     private final LongSupplier clock;
     private final long expiryNanos;
     private final long blockingTimeoutNanos;
@@ -235,6 +243,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.panicHandler = builder.panicHandler != null ? builder.panicHandler : this::logPanic;
         this.taskDecorator = builder.taskDecorator;
         this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
+        this.spinnerNanos = spinNanos / 5;
         this.clock = builder.clock != null ? builder.clock : System::nanoTime;
         this.expiryNanos = saturatedNanos(expiry);
         // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
@@ -300,19 +309,19 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             awaitWorker(work);
             return;
         }
-        if (idleCount > 0) {
-            // A busy worker that finishes becomes the spinner within a microsecond or so for a
-            // tiny task: waiting that long for it beats unparking an idle worker (~30 us).
-            if (spinNanos > 0 && busyWorkers() > 0 && (w = awaitSpinner()) != null) {
-                w.handOff(work);
-                return;
-            }
-            if ((w = popIdle()) != null) {
-                w.handOff(work);
-                return;
-            }
-        }
         int c = capacity;
+        // A busy worker that finishes becomes the spinner within a microsecond or so for a tiny
+        // task: waiting that long for it beats unparking an idle worker (~30 us), and beats
+        // queueing up as a Waiter (a lock on both sides) when every worker is busy.
+        if (spinNanos > 0 && (idleCount > 0 || (c >= 0 && workerCount >= c)) && busyWorkers() > 0
+                && (w = awaitSpinner()) != null) {
+            w.handOff(work);
+            return;
+        }
+        if (idleCount > 0 && (w = popIdle()) != null) {
+            w.handOff(work);
+            return;
+        }
         if ((c < 0 || workerCount < c) && addWorker(work)) {
             return;
         }
@@ -847,12 +856,13 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
+        long idleStart = System.nanoTime();
         if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
             if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING)
                     && spinner.compareAndSet(w, null)) {
                 return Worker.POLL;
             }
-            Object o = w.spinForSlot(spinNanos, queue);
+            Object o = w.spinForSlot(spinnerNanos, queue);
             if (o == Worker.QUEUED) {
                 if (spinner.compareAndSet(w, null)) {
                     return Worker.POLL;
@@ -890,7 +900,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 lock.unlock();
             }
         }
-        return w.awaitSlot();
+        // Idle but not yet parked: the worker yields (giving its core away) for the rest of
+        // spinNanos, so a hand-off that comes soon costs the giver no unpark.
+        return spinNanos > 0 ? w.awaitSlot(idleStart + spinNanos) : w.awaitSlot();
     }
 
     private void workerExited(Worker w) {
