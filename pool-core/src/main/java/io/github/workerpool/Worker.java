@@ -100,40 +100,6 @@ final class Worker implements Runnable {
         }
     }
 
-    /**
-     * One step of a spin-wait: a CPU pause for the first iterations, then a yield, so that a
-     * spinning thread gives its core to a runnable thread (the producer it waits for, on a
-     * machine with fewer cores than busy threads) instead of burning it.
-     */
-    static void spinPause(int iteration) {
-        if (iteration < SPIN_BEFORE_YIELD) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-    }
-
-    /** Pure-spin iterations before spin-waits start yielding: roughly a microsecond. */
-    static final int SPIN_BEFORE_YIELD = 256;
-
-    /**
-     * Waits until handed something: yielding until {@code yieldUntil} (System.nanoTime), so that
-     * a hand-off soon after going idle costs no unpark, then parking.
-     */
-    Object awaitSlot(long yieldUntil) {
-        for (;;) {
-            Object o = slot;
-            if (o != null) {
-                slot = null;
-                return o;
-            }
-            if (System.nanoTime() - yieldUntil >= 0) {
-                return awaitSlot();
-            }
-            Thread.yield();
-        }
-    }
-
     /** Waits, parking, until handed something. */
     Object awaitSlot() {
         for (;;) {

@@ -82,11 +82,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * Where a task goes (execute), in a hand-off pool (queueCapacity 0):
      *   1. the spinner: the one worker that just finished and spins (on its CPU, no yield) for
      *      spinNanos / 5 (Go's scheduler keeps a "spinning M" for the same reason). Claimed with
-     *      one atomic swap; no lock, no unpark. This is the hot path of hand-off pools. The
-     *      spinner never yields: a registered spinner that has lost its CPU for a time slice
-     *      would hold back the wake-up of an idle worker. After that it goes idle like any other
-     *      worker, and an idle worker yields (gives its core away) until spinNanos is used up
-     *      before it parks, so a pop soon after costs no unpark either.
+     *      one atomic swap; no lock, no unpark. This is the hot path of hand-off pools. Spin-waits
+     *      never yield: measured on a 2-core machine shared with other builds, a yielding thread
+     *      can stay off its CPU for a whole time slice (ms), holding back the very hand-off it
+     *      waits for, while a parked thread is woken with priority. After the spin the worker
+     *      goes idle and parks.
      *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
      *      `lock`; unparked. If some worker is busy, the caller first spins up to
      *      HANDOFF_SPIN_NANOS for it to become the spinner (also when every worker is busy,
@@ -109,9 +109,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
      *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
      *      frees up serves the first Waiter before anything else, under `lock`.
-     * A caller waiting as a Waiter spins for about a microsecond, then yields (Worker.spinPause)
-     * until spinNanos, then parks: on a 2-core machine a spinner that keeps its core can starve
-     * the very thread it waits for.
+     * A caller waiting as a Waiter spins for spinNanos / 5, then parks. Spins are kept short so
+     * that on a 2-core machine a spinner does not starve, for long, the thread it waits for.
      *
      * Races that must not lose a task, and why they don't:
      *   - A task is queued just as the last busy worker goes idle. The producer offers, then
@@ -591,7 +590,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return;
             }
         }
-        waiter.await(deadline, spinNanos);
+        waiter.await(deadline, spinnerNanos);
     }
 
     private String queueNote() {
@@ -640,11 +639,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         void await(long deadline, long spin) {
             long spinEnd = System.nanoTime() + spin;
             boolean interrupted = false;
-            int spins = 0;
             while (status == WAITING) {
                 long now = System.nanoTime();
                 if (now - spinEnd < 0) {
-                    Worker.spinPause(spins++);
+                    Thread.onSpinWait();
                     continue;
                 }
                 if (deadline != 0L && now - deadline >= 0) {
@@ -856,7 +854,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
-        long idleStart = System.nanoTime();
         if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
             if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING)
                     && spinner.compareAndSet(w, null)) {
@@ -900,9 +897,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 lock.unlock();
             }
         }
-        // Idle but not yet parked: the worker yields (giving its core away) for the rest of
-        // spinNanos, so a hand-off that comes soon costs the giver no unpark.
-        return spinNanos > 0 ? w.awaitSlot(idleStart + spinNanos) : w.awaitSlot();
+        return w.awaitSlot();
     }
 
     private void workerExited(Worker w) {
