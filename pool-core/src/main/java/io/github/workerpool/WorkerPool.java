@@ -282,6 +282,42 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /**
+     * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
+     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For MultiPool, which tries the next
+     * pool before giving the task a pool's full-pool treatment.
+     */
+    final boolean tryExecute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (state != RUNNING) {
+            return false;
+        }
+        Object work = taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
+        submitted.increment();
+        Worker w;
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return true;
+        }
+        if (idleCount > 0 && (w = popIdle()) != null) {
+            w.handOff(work);
+            return true;
+        }
+        int c = capacity;
+        try {
+            if ((c < 0 || workerCount < c) && addWorker(work)) {
+                return true;
+            }
+            if (queue != null && offerToQueue(work)) {
+                return true;
+            }
+        } catch (PoolClosedException closedMeanwhile) {
+            rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
+        }
+        submitted.add(-1);
+        return false;
+    }
+
+    /**
      * Counts and hands one unit of work to a worker: a Runnable, or for a pool bound to a
      * function (FunctionPool) the function's argument, so no task object is allocated per call.
      */
@@ -429,14 +465,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         try {
             w.thread.start();
         } catch (RuntimeException | Error e) {
+            Worker replacement = null;
             lock.lock();
             try {
                 w.retired = true;
                 workerCount--;
                 workers.remove(w);
+                // While this thread was being started it held a slot, so other callers may have
+                // found the pool full and now wait (or queued) for it with no worker to serve them:
+                // hand the slot to a task-less worker. Only for a caller's worker, so a factory
+                // that keeps failing logs once instead of retrying forever.
+                int c = capacity;
+                if (w.firstTask != null && (c < 0 || workerCount < c)
+                        && ((state == RUNNING && !waiters.isEmpty())
+                            || (state < STOP && queue != null && !queue.isEmpty()))) {
+                    replacement = newWorkerLocked(null);
+                }
                 tryTerminate();
             } finally {
                 lock.unlock();
+            }
+            if (replacement != null) {
+                start(replacement);
             }
             if (w.firstTask != null) {
                 rejected.increment();
@@ -986,15 +1036,26 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     public final int purge() {
         List<Worker> stopped = new ArrayList<>();
         Worker s = spinner.getAndSet(null);
+        Worker resume = null;
         lock.lock();
         try {
             if (s != null) {
-                retireIdleLocked(s, stopped);
+                // A caller that registered after the spinner last looked relies on re-checking the
+                // spinner, which we just took (likewise a task queued meanwhile): retiring it could
+                // leave them with no worker at all, so send it to serve them instead.
+                if (waiters.isEmpty() && (queue == null || queue.isEmpty())) {
+                    retireIdleLocked(s, stopped);
+                } else {
+                    resume = s;
+                }
             }
             idle.drain(w -> retireIdleLocked(w, stopped));
             idleCount = 0;
         } finally {
             lock.unlock();
+        }
+        if (resume != null) {
+            resume.handOff(Worker.POLL);
         }
         handOffAll(stopped, Worker.STOP);
         return stopped.size();
@@ -1023,20 +1084,16 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             int old = this.capacity;
             this.capacity = capacity;
             if (capacity < 0 || (old >= 0 && capacity > old)) {
-                while (!waiters.isEmpty() && state == RUNNING && (capacity < 0 || workerCount < capacity)) {
-                    Waiter waiter = waiters.pollFirst();
-                    toStart.add(newWorkerLocked(waiter.task));
-                    waiter.complete(ACCEPTED);
-                }
-                waitingCount = waiters.size();
-                if (queue != null && state < STOP) {
-                    for (int q = queued.get(); q > 0 && (capacity < 0 || workerCount < capacity); q--) {
-                        Worker drainer = newWorkerLocked(null);
-                        if (drainer == null) {
-                            break;
-                        }
-                        toStart.add(drainer);
+                // New workers start without a task and take the waiting callers' tasks (then queued
+                // ones) themselves once running: a thread that cannot be created or started then
+                // leaves a caller waiting, instead of accepting its task and dropping it.
+                int wanted = waiters.size() + (queue != null && state < STOP ? queued.get() : 0);
+                for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
+                    Worker drainer = newWorkerLocked(null);
+                    if (drainer == null) {
+                        break;
                     }
+                    toStart.add(drainer);
                 }
             } else {
                 for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {

@@ -32,26 +32,107 @@ class SoakTest {
     private static final long TASKS = Long.getLong("soak.tasks", 200_000);
     private static final int PRODUCERS = 4;
 
+    /** What the soak needs from a pool type. */
+    interface Target {
+        String name();
+
+        void submit(Runnable task);
+
+        void tune(int capacity);
+
+        boolean tunable();
+
+        int purge();
+
+        void release();
+
+        void reboot();
+
+        /** Stops now; returns how many accepted tasks never started. */
+        int stopNow();
+
+        boolean awaitTermination() throws InterruptedException;
+
+        PoolStats stats();
+
+        /** Worker threads not yet exited (empty once terminated). */
+        int liveWorkerThreads();
+    }
+
+    static Target of(WorkerPool p) {
+        return new Target() {
+            public String name() { return p.name(); }
+            public void submit(Runnable task) { p.execute(task); }
+            public void tune(int capacity) { p.tune(capacity); }
+            public boolean tunable() { return !p.config().preAlloc(); }
+            public int purge() { return p.purge(); }
+            public void release() { p.release(); }
+            public void reboot() { p.reboot(); }
+            public int stopNow() { return p.shutdownNow().size(); }
+            public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(60, TimeUnit.SECONDS); }
+            public PoolStats stats() { return p.stats(); }
+            public int liveWorkerThreads() { return p.workerThreads().size(); }
+        };
+    }
+
+    static Target of(FunctionPool<Runnable> p) {
+        return new Target() {
+            public String name() { return p.name(); }
+            public void submit(Runnable task) { p.invoke(task); }
+            public void tune(int capacity) { p.tune(capacity); }
+            public boolean tunable() { return true; }
+            public int purge() { return p.purge(); }
+            public void release() { p.release(); }
+            public void reboot() { p.reboot(); }
+            public int stopNow() { return p.releaseNow().size(); }
+            public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(Duration.ofSeconds(60)); }
+            public PoolStats stats() { return p.stats(); }
+            public int liveWorkerThreads() { return p.pool().workerThreads().size(); }
+        };
+    }
+
+    static Target of(MultiPool p) {
+        return new Target() {
+            public String name() { return p.name(); }
+            public void submit(Runnable task) { p.execute(task); }
+            public void tune(int capacity) { p.tune(capacity); }
+            public boolean tunable() { return true; }
+            public int purge() { return p.purge(); }
+            public void release() { p.release(); }
+            public void reboot() { p.reboot(); }
+            public int stopNow() { return p.shutdownNow().size(); }
+            public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(60, TimeUnit.SECONDS); }
+            public PoolStats stats() { return p.stats(); }
+            public int liveWorkerThreads() { return p.pools().stream().mapToInt(w -> w.workerThreads().size()).sum(); }
+        };
+    }
+
     static Stream<Arguments> targets() {
         return Stream.of(
-                Arguments.of("WorkerPool hand-off", (Supplier<WorkerPool>) () ->
+                Arguments.of("WorkerPool hand-off", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-handoff").capacity(4).panicHandler(t -> { })
-                                .expiry(Duration.ofMillis(5)).build()),
-                Arguments.of("WorkerPool queue", (Supplier<WorkerPool>) () ->
+                                .expiry(Duration.ofMillis(5)).build())),
+                Arguments.of("WorkerPool queue", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-queue").capacity(4).queueCapacity(256)
-                                .blockingTimeout(Duration.ofMillis(50)).panicHandler(t -> { }).build()),
-                Arguments.of("WorkerPool nonblocking", (Supplier<WorkerPool>) () ->
+                                .blockingTimeout(Duration.ofMillis(50)).panicHandler(t -> { }).build())),
+                Arguments.of("WorkerPool nonblocking", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-nonblocking").capacity(3).queueCapacity(16)
-                                .nonblocking(true).panicHandler(t -> { }).build()),
-                Arguments.of("WorkerPool preAlloc", (Supplier<WorkerPool>) () ->
+                                .nonblocking(true).panicHandler(t -> { }).build())),
+                Arguments.of("WorkerPool preAlloc", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-prealloc").capacity(4).preAlloc(true)
-                                .maxBlockingTasks(2).panicHandler(t -> { }).build()));
+                                .maxBlockingTasks(2).panicHandler(t -> { }).build())),
+                Arguments.of("FunctionPool", (Supplier<Target>) () -> of(FunctionPool.<Runnable>of(
+                        WorkerPool.builder().name("soak-function").capacity(4).queueCapacity(64).panicHandler(t -> { }),
+                        Runnable::run))),
+                Arguments.of("MultiPool", (Supplier<Target>) () -> of(MultiPool.of(3,
+                        WorkerPool.builder().name("soak-multi").capacity(2).queueCapacity(8).panicHandler(t -> { }),
+                        MultiPool.LoadBalancing.LEAST_TASKS))));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("targets")
-    void everyTaskIsAccountedFor(String label, Supplier<WorkerPool> factory) throws Exception {
-        WorkerPool pool = factory.get(); // before counting threads: the first pool starts the shared purger
+    void everyTaskIsAccountedFor(String label, Supplier<Target> factory) throws Exception {
+        Target pool = factory.get(); // before counting threads: the first pool starts the shared purger
         long heapBefore = usedHeapAfterGc();
         long started = System.nanoTime();
 
@@ -71,7 +152,7 @@ class SoakTest {
                     int kind = random.nextInt(1000);
                     submitted.incrementAndGet();
                     try {
-                        pool.execute(() -> {
+                        pool.submit(() -> {
                             ran.incrementAndGet();
                             if (kind < 10) {
                                 throw new IllegalStateException("injected");
@@ -95,7 +176,7 @@ class SoakTest {
         }
         Thread chaos = new Thread(() -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
-            boolean tunable = !pool.config().preAlloc();
+            boolean tunable = pool.tunable();
             while (producing.get()) {
                 int move = random.nextInt(100);
                 faults.incrementAndGet();
@@ -110,7 +191,7 @@ class SoakTest {
                     Thread.yield();
                     pool.reboot();
                 } else {
-                    returned.addAndGet(pool.shutdownNow().size());
+                    returned.addAndGet(pool.stopNow());
                     Thread.yield();
                     pool.reboot();
                 }
@@ -127,8 +208,8 @@ class SoakTest {
         }
         producing.set(false);
         chaos.join();
-        pool.shutdown();
-        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).as("%s terminates", pool).isTrue();
+        pool.release();
+        assertThat(pool.awaitTermination()).as("%s terminates", pool).isTrue();
 
         PoolStats s = pool.stats();
         long lost = submitted.get() - ran.get() - rejected.get() - returned.get();
@@ -143,9 +224,119 @@ class SoakTest {
         assertThat(s.rejected()).isEqualTo(rejected.get());
         assertThat(s.cancelled()).isEqualTo(returned.get());
         assertThat(s.completed() + s.failed()).isEqualTo(ran.get());
-        assertThat(pool.workerThreads()).isEmpty();
+        assertThat(pool.liveWorkerThreads()).isZero();
         awaitNoThreadsNamed(pool.name() + "-");
         assertThat(heapAfter).as("heap back near its starting level").isLessThan(heapBefore + 32L * 1024 * 1024);
+    }
+
+    @org.junit.jupiter.api.Test
+    void taskGroups_everyTaskEndsExactlyOnce() throws Exception {
+        long heapBefore = usedHeapAfterGc();
+        long started = System.nanoTime();
+        long tasks = 0;
+        long succeeded = 0;
+        long failed = 0;
+        long cancelled = 0;
+        try (WorkerPool pool = WorkerPool.builder().name("soak-group").capacity(4).queueCapacity(64).build()) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int groups = (int) Math.max(10, TASKS / 200);
+            for (int g = 0; g < groups; g++) {
+                TaskGroup<Integer> group = TaskGroup.builder(pool).failFast(random.nextBoolean()).build();
+                int size = 200;
+                for (int i = 0; i < size; i++) {
+                    int kind = random.nextInt(1000);
+                    int n = i;
+                    group.submit(self -> {
+                        if (kind < 10) {
+                            throw new IllegalStateException("injected");
+                        } else if (kind < 20) {
+                            self.cancel();
+                        } else if (kind == 20) {
+                            recurse();
+                        }
+                        return n;
+                    });
+                }
+                if (random.nextInt(10) == 0) {
+                    group.cancel();
+                }
+                try {
+                    group.awaitAll();
+                } catch (java.util.concurrent.ExecutionException expected) {
+                    // some groups contain failures
+                }
+                for (TaskGroup.Task<Integer> t : group.tasks()) {
+                    assertThat(t.isDone()).as("task %s done", t).isTrue();
+                }
+                TaskGroup.Counts c = group.counts();
+                assertThat(c.pending()).isZero();
+                assertThat(c.submitted()).isEqualTo(c.succeeded() + c.failed() + c.cancelled());
+                tasks += c.submitted();
+                succeeded += c.succeeded();
+                failed += c.failed();
+                cancelled += c.cancelled();
+            }
+        }
+        long heapAfter = usedHeapAfterGc();
+        System.out.printf("soak %-24s tasks=%,d succeeded=%,d failed=%,d cancelled=%,d lost=%d heap %,d KB -> %,d KB in %,d ms%n",
+                "TaskGroup", tasks, succeeded, failed, cancelled, tasks - succeeded - failed - cancelled,
+                heapBefore / 1024, heapAfter / 1024, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        assertThat(tasks - succeeded - failed - cancelled).isZero();
+        awaitNoThreadsNamed("soak-group-");
+        assertThat(heapAfter).isLessThan(heapBefore + 32L * 1024 * 1024);
+    }
+
+    @org.junit.jupiter.api.Test
+    void pipelines_checkpointIsAlwaysTheLastFullyDoneBatch() throws Exception {
+        long started = System.nanoTime();
+        long batches = 0;
+        long runs = Math.max(10, TASKS / 2_000);
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        io.github.workerpool.pipeline.Checkpoint<Long> checkpoint = io.github.workerpool.pipeline.Checkpoint.inMemory();
+        long next = 1;
+        long total = 500 * runs;
+        int restarts = 0;
+        while (next <= total) {
+            long failAt = random.nextInt(4) == 0 ? next + random.nextInt(500) : -1;
+            try (io.github.workerpool.pipeline.Pipeline p = io.github.workerpool.pipeline.Pipeline.builder()
+                    .name("soak-pipeline").concurrency(3, 4, 2, 1).build()) {
+                long resumeFrom = checkpoint.load().orElse(0L) + 1;
+                assertThat(resumeFrom).as("resumes right after the checkpoint").isEqualTo(next);
+                long end = Math.min(total, resumeFrom + 499); // one run of a restartable job
+                for (long b = resumeFrom; b <= end; b++) {
+                    long batch = b;
+                    boolean admitted = p.submit(
+                            () -> Thread.onSpinWait(),
+                            () -> {
+                                if (batch == failAt) {
+                                    throw new IllegalStateException("injected at batch " + batch);
+                                }
+                            },
+                            () -> Thread.onSpinWait(),
+                            checkpoint.saving(batch));
+                    if (!admitted) {
+                        break;
+                    }
+                    batches++;
+                }
+                try {
+                    p.await();
+                } catch (io.github.workerpool.pipeline.PipelineException e) {
+                    restarts++;
+                }
+                io.github.workerpool.pipeline.Pipeline.Stats s = p.stats();
+                assertThat(s.submitted()).isEqualTo(s.completed() + s.failed() + s.stopped() + s.inFlight());
+            }
+            long saved = checkpoint.load().orElse(0L);
+            if (failAt > 0 && failAt <= Math.min(total, next + 499)) {
+                assertThat(saved).as("checkpoint after a failure at %d", failAt).isEqualTo(failAt - 1);
+            }
+            next = saved + 1;
+        }
+        assertThat(checkpoint.load()).contains(total);
+        System.out.printf("soak %-24s batches=%,d restarts=%d lost=0 in %,d ms%n", "Pipeline", batches, restarts,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        awaitNoThreadsNamed("soak-pipeline-");
     }
 
     private static void recurse() {

@@ -1,0 +1,441 @@
+package io.github.workerpool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Several {@link WorkerPool}s behind one {@link java.util.concurrent.ExecutorService}, so that
+ * submitters contend on N pool locks instead of one: ants' {@code MultiPool}.
+ *
+ * <p>Each task goes to one sub-pool, chosen by the {@link LoadBalancing} strategy. If the chosen
+ * pool is full (no free worker and no queue room), the others are tried in turn without
+ * blocking and without counting a rejection; only if every pool is full does the task get the
+ * chosen pool's full-pool treatment: the caller waits there (blocking pools) or is rejected
+ * (nonblocking pools).
+ *
+ * <pre>{@code
+ * try (MultiPool pools = MultiPool.of(4, WorkerPool.builder().name("ingest").capacity(64),
+ *         MultiPool.LoadBalancing.LEAST_TASKS)) {
+ *     pools.execute(() -> handle(event));       // 4 pools of 64 workers, named ingest-0..ingest-3
+ *     pools.pool(2).tune(128);                  // one sub-pool, live
+ * }
+ * }</pre>
+ *
+ * <p>Counts ({@link #running()}, {@link #stats()}...) are sums over the sub-pools; per-pool ones
+ * are read from {@link #pool(int)}. A sub-pool that refused a task it looked able to take counts
+ * that refusal as {@code rejected}, even if another pool then ran the task. Lifecycle calls
+ * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool.
+ *
+ * <p>This class is thread-safe.
+ */
+public final class MultiPool extends AbstractExecutorService implements AutoCloseable {
+
+    /** How {@link MultiPool} picks the sub-pool for a task. */
+    public enum LoadBalancing {
+        /** Each task goes to the next pool in turn. */
+        ROUND_ROBIN,
+        /**
+         * Each task goes to the least busy pool: fewest tasks running, queued and waiting to get
+         * in (ants counts only running ones). Ties go round-robin.
+         */
+        LEAST_TASKS
+    }
+
+    private final String name;
+    private final WorkerPool[] pools;
+    private final LoadBalancing loadBalancing;
+    private final AtomicInteger next = new AtomicInteger();
+    private final LongAdder closedRejections = new LongAdder();
+
+    private MultiPool(String name, WorkerPool[] pools, LoadBalancing loadBalancing) {
+        this.name = name;
+        this.pools = pools;
+        this.loadBalancing = loadBalancing;
+    }
+
+    /**
+     * Creates {@code size} pools from one builder, named after it with the index appended
+     * ({@code name-0}, {@code name-1}, ...); the multi-pool itself takes the builder's name.
+     *
+     * @param size          how many pools, at least 1
+     * @param poolBuilder   options of every sub-pool; {@code capacity} is per pool. The builder may be reused.
+     * @param loadBalancing how a task's pool is chosen
+     * @return the new multi-pool
+     * @throws IllegalArgumentException if size is below 1, or the builder's options contradict each other
+     * @throws IllegalStateException if the builder has no capacity
+     */
+    public static MultiPool of(int size, WorkerPool.Builder poolBuilder, LoadBalancing loadBalancing) {
+        if (size < 1) {
+            throw new IllegalArgumentException("size (number of pools) must be at least 1, but was " + size);
+        }
+        Objects.requireNonNull(poolBuilder, "poolBuilder");
+        Objects.requireNonNull(loadBalancing, "loadBalancing");
+        String base = poolBuilder.name;
+        WorkerPool[] pools = new WorkerPool[size];
+        try {
+            for (int i = 0; i < size; i++) {
+                poolBuilder.name = base + "-" + i;
+                pools[i] = new WorkerPool(poolBuilder);
+            }
+        } catch (RuntimeException e) {
+            for (WorkerPool p : pools) {
+                if (p != null) {
+                    p.shutdownNow();
+                }
+            }
+            throw e;
+        } finally {
+            poolBuilder.name = base;
+        }
+        return new MultiPool(base, pools, loadBalancing);
+    }
+
+    // ---------------------------------------------------------------- submission
+
+    /**
+     * Runs the task on one of the sub-pools, chosen as described in the class documentation.
+     *
+     * @throws PoolOverloadException if every pool is full and the chosen one may not wait, or
+     *         its wait ended without a worker
+     * @throws PoolClosedException if the multi-pool is shut down
+     * @throws NullPointerException if task is null
+     */
+    @Override
+    public void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        int n = pools.length;
+        int first = choose();
+        for (int k = 0; k < n; k++) {
+            int i = (first + k) % n;
+            if (pools[i].tryExecute(task)) {
+                return;
+            }
+        }
+        if (isClosed()) {
+            closedRejections.increment();
+            throw new PoolClosedException(name, "multi-pool '" + name + "' is shut down (release/shutdown was called)"
+                    + " and accepts no tasks; call reboot() to reopen it");
+        }
+        // Every pool is full: give the task the chosen pool's full-pool treatment (wait or reject).
+        WorkerPool chosen = pools[first];
+        if (chosen.isClosed()) {
+            for (WorkerPool p : pools) {
+                if (!p.isClosed()) {
+                    chosen = p;
+                    break;
+                }
+            }
+        }
+        chosen.execute(task);
+    }
+
+    private int choose() {
+        int n = pools.length;
+        int start = Math.floorMod(next.getAndIncrement(), n);
+        if (loadBalancing == LoadBalancing.ROUND_ROBIN || n == 1) {
+            return start;
+        }
+        int best = start;
+        long bestLoad = Long.MAX_VALUE;
+        for (int k = 0; k < n; k++) {
+            int i = (start + k) % n;
+            WorkerPool p = pools[i];
+            long load = (long) p.running() + p.queued() + p.waiting();
+            if (load < bestLoad) {
+                best = i;
+                bestLoad = load;
+            }
+        }
+        return best;
+    }
+
+    /** Returns a future that lets the sub-pool count a task that threw as failed. */
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new WorkerPool.PoolFuture<>(runnable, value);
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new WorkerPool.PoolFuture<>(callable);
+    }
+
+    // ---------------------------------------------------------------- figures
+
+    /** Returns the multi-pool's name (its sub-pools are named {@code name-0}, {@code name-1}, ...). */
+    public String name() {
+        return name;
+    }
+
+    /** Returns how many sub-pools there are. */
+    public int size() {
+        return pools.length;
+    }
+
+    /**
+     * Returns sub-pool {@code index}, for its own counts, {@code stats()} or {@code tune}.
+     * Shutting one down on its own takes it out of the rotation until it is rebooted.
+     * @throws IndexOutOfBoundsException if index is not in {@code [0, size())}
+     */
+    public WorkerPool pool(int index) {
+        Objects.checkIndex(index, pools.length);
+        return pools[index];
+    }
+
+    /** Returns the sub-pools in index order, as an unmodifiable list. */
+    public List<WorkerPool> pools() {
+        return Collections.unmodifiableList(java.util.Arrays.asList(pools.clone()));
+    }
+
+    /** Returns the load-balancing strategy. */
+    public LoadBalancing loadBalancing() {
+        return loadBalancing;
+    }
+
+    /** Sum of the sub-pools' capacities; -1 if any is unbounded. */
+    public int capacity() {
+        long sum = 0;
+        for (WorkerPool p : pools) {
+            int c = p.capacity();
+            if (c < 0) {
+                return -1;
+            }
+            sum += c;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, sum);
+    }
+
+    /** Tasks executing right now, over all sub-pools. */
+    public int running() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.running();
+        }
+        return sum;
+    }
+
+    /** Idle workers, over all sub-pools. */
+    public int idle() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.idle();
+        }
+        return sum;
+    }
+
+    /** Sum of the sub-pools' {@code free()}; -1 if any is unbounded. */
+    public int free() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            int f = p.free();
+            if (f < 0) {
+                return -1;
+            }
+            sum += f;
+        }
+        return sum;
+    }
+
+    /** Callers blocked waiting for a worker, over all sub-pools. */
+    public int waiting() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.waiting();
+        }
+        return sum;
+    }
+
+    /** Tasks queued and not yet started, over all sub-pools. */
+    public int queued() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.queued();
+        }
+        return sum;
+    }
+
+    /**
+     * Returns the sum of the sub-pools' snapshots under the multi-pool's name (capacity -1 if
+     * any is unbounded), plus the tasks refused because the multi-pool was shut down; the totals
+     * add up as for one pool.
+     */
+    public PoolStats stats() {
+        int capacity = 0;
+        int running = 0;
+        int idle = 0;
+        int waiting = 0;
+        int queued = 0;
+        long closed = closedRejections.sum();
+        long submitted = closed;
+        long completed = 0;
+        long failed = 0;
+        long rejected = closed;
+        long cancelled = 0;
+        for (WorkerPool p : pools) {
+            PoolStats s = p.stats();
+            capacity = capacity < 0 || s.capacity() < 0 ? -1 : capacity + s.capacity();
+            running += s.running();
+            idle += s.idle();
+            waiting += s.waiting();
+            queued += s.queued();
+            submitted += s.submitted();
+            completed += s.completed();
+            failed += s.failed();
+            rejected += s.rejected();
+            cancelled += s.cancelled();
+        }
+        return new PoolStats(name, capacity, running, idle, waiting, queued, submitted, completed, failed,
+                rejected, cancelled);
+    }
+
+    // ---------------------------------------------------------------- tune, purge
+
+    /**
+     * Sets every sub-pool's capacity (ants {@code MultiPool.Tune}); to tune one, use
+     * {@code pool(i).tune(c)}. Arguments are checked before any pool changes.
+     * @param capacityPerPool the new capacity of each pool, at least 1, or -1 for unbounded
+     * @throws IllegalArgumentException if capacityPerPool is 0 or below -1
+     * @throws IllegalStateException if the pools were built with {@code preAlloc(true)}
+     */
+    public void tune(int capacityPerPool) {
+        WorkerPool.checkCapacity(capacityPerPool);
+        for (WorkerPool p : pools) {
+            p.tune(capacityPerPool);
+        }
+    }
+
+    /**
+     * Stops every idle worker of every sub-pool now.
+     * @return how many idle workers were stopped
+     */
+    public int purge() {
+        int sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.purge();
+        }
+        return sum;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /** Shuts every sub-pool down: intake stops, queued and running tasks finish. Does not wait. */
+    @Override
+    public void shutdown() {
+        for (WorkerPool p : pools) {
+            p.shutdown();
+        }
+    }
+
+    /** ants' {@code Release}: the same as {@link #shutdown()}. */
+    public void release() {
+        shutdown();
+    }
+
+    /**
+     * ants' {@code ReleaseTimeout}: shuts every sub-pool down and waits, within one overall
+     * timeout, for all their workers to exit.
+     * @param timeout longest to wait in total
+     * @return true if every sub-pool terminated in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean releaseTimeout(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        shutdown();
+        return awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Reopens every shut-down sub-pool (ants {@code Reboot}). */
+    public void reboot() {
+        for (WorkerPool p : pools) {
+            p.reboot();
+        }
+    }
+
+    /** Whether every sub-pool is shut down (ants {@code IsClosed}). */
+    public boolean isClosed() {
+        for (WorkerPool p : pools) {
+            if (!p.isClosed()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Stops every sub-pool as {@link WorkerPool#shutdownNow()} does and returns the tasks that
+     * never started, pool by pool.
+     */
+    @Override
+    public List<Runnable> shutdownNow() {
+        List<Runnable> never = new ArrayList<>();
+        for (WorkerPool p : pools) {
+            never.addAll(p.shutdownNow());
+        }
+        return never;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isClosed();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        for (WorkerPool p : pools) {
+            if (!p.isTerminated()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        for (WorkerPool p : pools) {
+            if (!p.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Shuts down and waits until every task has finished; if interrupted while waiting, stops
+     * every sub-pool as {@link #shutdownNow()} does, keeps waiting, and restores the interrupt status.
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        shutdown();
+        while (!isTerminated()) {
+            try {
+                awaitTermination(1, TimeUnit.DAYS);
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    shutdownNow();
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MultiPool[" + name + ", " + pools.length + " pools, " + loadBalancing + ", capacity=" + capacity()
+                + ", running=" + running() + ", idle=" + idle() + ", waiting=" + waiting() + ", queued="
+                + queued() + "]";
+    }
+}

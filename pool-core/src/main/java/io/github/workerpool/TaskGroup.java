@@ -1,0 +1,666 @@
+package io.github.workerpool;
+
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * Many tasks submitted to a pool as one unit of work, in the manner of go-playground/pool's
+ * {@code Batch}, pond's task groups and Go's {@code errgroup}.
+ *
+ * <p>Each {@link #submit} returns a {@link Task} handle (go-playground's {@code WorkUnit}): its
+ * value or error, {@code cancel}, {@code await}, or a {@link CompletableFuture}. The group reads
+ * results in completion order ({@link #completions()}) or in submission order ({@link #awaitAll()}),
+ * cancels everything unfinished ({@link #cancel()}), can fail fast (the first failure cancels
+ * the rest) and can have a deadline for the whole group.
+ *
+ * <pre>{@code
+ * TaskGroup<Receipt> mails = TaskGroup.builder(pool).deadline(Duration.ofSeconds(10)).build();
+ * for (Address to : addresses) {
+ *     mails.submit(() -> send(to));
+ * }
+ * mails.completions().forEach(t -> log(t.index(), t.value(), t.error()));  // as they finish
+ * List<Receipt> receipts = mails.awaitAll();                             // submission order
+ * }</pre>
+ *
+ * <p>A task's exception, {@code Error}s included (Go's "panic"), becomes its {@linkplain Task#error()
+ * error}, with its own stack trace; it is also what the pool sees, so the pool counts the task as
+ * failed. Nothing is swallowed: {@link #awaitAll()} throws the first failure and carries the
+ * others as suppressed exceptions.
+ *
+ * <p>The completion stream cannot hang the way go-playground's {@code Results()} does when
+ * {@code QueueComplete()} is forgotten: it ends as soon as every task submitted so far has been
+ * delivered, with no "no more tasks" call. A reader running alongside a submitter may therefore
+ * see the end before the submitter is done; submit first, or use {@link #awaitAll()} once the
+ * submitter has finished.
+ *
+ * <p>This class is thread-safe; tasks may be submitted from any thread.
+ *
+ * @param <R> the tasks' result type
+ */
+public final class TaskGroup<R> {
+
+    /*
+     * Implementation notes.
+     *
+     * One lock guards the group: the task lists, the counts and every Task's terminal state.
+     * A Task moves PENDING -> SUCCEEDED | FAILED | CANCELLED exactly once, in finish(), under the
+     * lock; whoever gets there first wins (the worker finishing the call, cancel(), fail-fast,
+     * the deadline), the others see a terminal state and do nothing. finish() appends the task to
+     * the completion list and signals; the task's CompletableFuture is completed after unlocking
+     * so that its dependents never run under our lock.
+     *
+     * The pool runs Task::runOnWorker through submit(), so a task that throws is a failed
+     * PoolFuture to the pool (its counts stay right) and a task cancelled before it starts is
+     * counted as cancelled by the pool when a worker dequeues it. Cancelling a running task
+     * interrupts it, unless the task cancels itself (it is not interrupted by its own call).
+     */
+
+    private static final int PENDING = 0;
+    private static final int SUCCEEDED = 1;
+    private static final int FAILED = 2;
+    private static final int CANCELLED = 3;
+
+    private final ExecutorService executor;
+    private final boolean failFast;
+    private final Duration deadline;
+    private final long deadlineAt; // System.nanoTime() value; meaningful only if deadline != null
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final ArrayList<Task<R>> tasks = new ArrayList<>();        // submission order
+    private final ArrayList<Task<R>> completed = new ArrayList<>();    // completion order
+    private int pending;
+    private int succeeded;
+    private int failed;
+    private int cancelled;
+    private boolean stopped;   // cancel(), fail-fast or the deadline: new tasks are cancelled
+    private boolean timedOut;  // the deadline cancelled a task
+    private Task<R> firstFailure;
+
+    private TaskGroup(Builder b) {
+        this.executor = b.executor;
+        this.failFast = b.failFast;
+        this.deadline = b.deadline;
+        this.deadlineAt = deadline == null ? 0L : System.nanoTime() + deadline.toNanos();
+        if (deadline != null) {
+            WeakReference<TaskGroup<R>> ref = new WeakReference<>(this);
+            CompletableFuture.delayedExecutor(deadline.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+                TaskGroup<R> g = ref.get();
+                if (g != null) {
+                    g.expire();
+                }
+            });
+        }
+    }
+
+    /**
+     * Returns a group that submits to {@code executor} (a {@link WorkerPool}, a
+     * {@link MultiPool} or any executor service), without fail-fast and without deadline.
+     * @param executor where the tasks run
+     * @param <R> the tasks' result type
+     * @return a new, empty group
+     */
+    public static <R> TaskGroup<R> of(ExecutorService executor) {
+        return builder(executor).build();
+    }
+
+    /**
+     * Returns a builder for a group that submits to {@code executor}.
+     * @param executor where the tasks run
+     * @return a builder with fail-fast off and no deadline
+     */
+    public static Builder builder(ExecutorService executor) {
+        return new Builder(Objects.requireNonNull(executor, "executor"));
+    }
+
+    // ---------------------------------------------------------------- submission
+
+    /**
+     * Submits a task. Same as {@link #submit(Work)} for a task that does not need its own handle.
+     * @param task what to run
+     * @return the task's handle
+     * @throws RejectedExecutionException if the pool refuses the task (the handle, recorded in the
+     *         group, fails with the same exception)
+     */
+    public Task<R> submit(Callable<? extends R> task) {
+        Objects.requireNonNull(task, "task");
+        return submit(self -> task.call());
+    }
+
+    /**
+     * Submits a task that gets its own handle, so that it can {@linkplain Task#cancel() cancel
+     * itself} or check {@link Task#isCancelled()} (go-playground's {@code WorkFunc}). If the group
+     * was cancelled, failed fast or passed its deadline, the task is not run and the handle
+     * comes back cancelled.
+     *
+     * @param work what to run; given the task's handle
+     * @return the task's handle
+     * @throws RejectedExecutionException if the pool refuses the task (the handle, recorded in the
+     *         group, fails with the same exception)
+     */
+    public Task<R> submit(Work<R> work) {
+        Objects.requireNonNull(work, "work");
+        expireIfDue();
+        Task<R> t;
+        boolean cancelNow;
+        lock.lock();
+        try {
+            t = new Task<>(this, tasks.size(), work);
+            tasks.add(t);
+            pending++;
+            cancelNow = stopped;
+        } finally {
+            lock.unlock();
+        }
+        if (cancelNow) {
+            t.cancel(false);
+            return t;
+        }
+        Future<?> f;
+        try {
+            f = executor.submit(t::runOnWorker);
+        } catch (RejectedExecutionException e) {
+            finish(t, FAILED, null, e);
+            throw e;
+        }
+        t.poolFuture = f;
+        if (t.isCancelled()) {
+            f.cancel(true); // cancelled before we could pass the pool's future on
+        }
+        return t;
+    }
+
+    // ---------------------------------------------------------------- results
+
+    /**
+     * Returns the tasks in completion order, blocking for the next while one is unfinished; the
+     * stream ends once every task submitted so far has been delivered. Cancelled tasks are
+     * delivered too. Each call returns a new stream that starts from the first completed task.
+     * If the reading thread is interrupted while it waits, the stream throws
+     * {@link CancellationException} and the interrupt status is kept.
+     */
+    public Stream<Task<R>> completions() {
+        Iterator<Task<R>> it = new Iterator<>() {
+            int cursor;
+
+            @Override
+            public boolean hasNext() {
+                lock.lock();
+                try {
+                    while (cursor >= completed.size()) {
+                        if (pending == 0) {
+                            return false;
+                        }
+                        try {
+                            changed.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new CancellationException("interrupted while waiting for the next task of the group");
+                        }
+                    }
+                    return true;
+                } finally {
+                    lock.unlock();
+                }
+            }
+
+            @Override
+            public Task<R> next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                lock.lock();
+                try {
+                    return completed.get(cursor++);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        };
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it,
+                Spliterator.ORDERED | Spliterator.NONNULL), false);
+    }
+
+    /**
+     * Waits until every submitted task is done and returns their values in submission order;
+     * a cancelled task contributes {@code null} (see {@link #tasks()} to tell them apart).
+     *
+     * @return the values, in submission order
+     * @throws ExecutionException if a task failed: its cause is the failure that stopped the
+     *         group (fail-fast) or else the first failure in submission order; every other
+     *         failure is attached as a suppressed exception
+     * @throws TimeoutException if no task failed but the group's deadline cancelled some
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public List<R> awaitAll() throws InterruptedException, ExecutionException, TimeoutException {
+        List<Task<R>> all;
+        Task<R> first;
+        boolean late;
+        lock.lock();
+        try {
+            while (pending > 0) {
+                changed.await();
+            }
+            all = new ArrayList<>(tasks);
+            first = firstFailure;
+            late = timedOut;
+        } finally {
+            lock.unlock();
+        }
+        if (first != null) {
+            if (!failFast) {
+                for (Task<R> t : all) {
+                    if (t.state == FAILED) {
+                        first = t;
+                        break;
+                    }
+                }
+            }
+            ExecutionException e = new ExecutionException("task " + first.index + " of the group failed: "
+                    + first.error, first.error);
+            for (Task<R> t : all) {
+                if (t.state == FAILED && t != first) {
+                    e.addSuppressed(t.error);
+                }
+            }
+            throw e;
+        }
+        if (late) {
+            throw new TimeoutException("the task group's deadline of " + deadline + " passed; "
+                    + "the tasks unfinished then were cancelled");
+        }
+        List<R> values = new ArrayList<>(all.size());
+        for (Task<R> t : all) {
+            values.add(t.value);
+        }
+        return values;
+    }
+
+    /** Returns the handles of every task submitted so far, in submission order. */
+    public List<Task<R>> tasks() {
+        lock.lock();
+        try {
+            return List.copyOf(tasks);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Cancels every unfinished task (running ones are interrupted) and every task submitted
+     * from now on.
+     * @return how many tasks this call cancelled
+     */
+    public int cancel() {
+        return stop(false);
+    }
+
+    /** Whether the group was cancelled, failed fast or passed its deadline, so that new tasks are cancelled. */
+    public boolean isStopped() {
+        lock.lock();
+        try {
+            return stopped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns a snapshot of the group's counts. */
+    public Counts counts() {
+        lock.lock();
+        try {
+            return new Counts(tasks.size(), pending, succeeded, failed, cancelled);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        Counts c = counts();
+        return "TaskGroup[submitted=" + c.submitted() + ", pending=" + c.pending() + ", succeeded="
+                + c.succeeded() + ", failed=" + c.failed() + ", cancelled=" + c.cancelled()
+                + (failFast ? ", failFast" : "") + (deadline != null ? ", deadline=" + deadline : "") + "]";
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void expireIfDue() {
+        if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
+            expire();
+        }
+    }
+
+    private void expire() {
+        stop(true);
+    }
+
+    private int stop(boolean byDeadline) {
+        List<Task<R>> toCancel = new ArrayList<>();
+        lock.lock();
+        try {
+            if (byDeadline && pending > 0) {
+                timedOut = true;
+            }
+            stopped = true;
+            for (Task<R> t : tasks) {
+                if (t.state == PENDING) {
+                    toCancel.add(t);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        int n = 0;
+        for (Task<R> t : toCancel) {
+            if (t.cancel(true)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Moves the task to its terminal state, once; false if it already had one. */
+    private boolean finish(Task<R> t, int state, R value, Throwable error) {
+        boolean failFastNow = false;
+        lock.lock();
+        try {
+            if (t.state != PENDING) {
+                return false;
+            }
+            t.value = value;
+            t.error = error;
+            t.state = state;
+            pending--;
+            completed.add(t);
+            switch (state) {
+                case SUCCEEDED -> succeeded++;
+                case FAILED -> {
+                    failed++;
+                    if (firstFailure == null) {
+                        firstFailure = t;
+                        failFastNow = failFast && !stopped;
+                    }
+                }
+                default -> {
+                    cancelled++;
+                    if (stopped && deadline != null && System.nanoTime() - deadlineAt >= 0) {
+                        timedOut = true;
+                    }
+                }
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        switch (state) {
+            case SUCCEEDED -> t.done.complete(value);
+            case FAILED -> t.done.completeExceptionally(error);
+            default -> t.done.cancel(false);
+        }
+        if (failFastNow) {
+            stop(false);
+        }
+        return true;
+    }
+
+    /**
+     * A task that receives its own handle (go-playground's {@code WorkFunc}).
+     * @param <R> the result type
+     */
+    @FunctionalInterface
+    public interface Work<R> {
+        /**
+         * Runs the task.
+         * @param self the task's own handle, to cancel itself or check whether it was cancelled
+         * @return the result
+         * @throws Exception if the task fails; it becomes the task's error
+         */
+        R call(Task<R> self) throws Exception;
+    }
+
+    /**
+     * The counts of a group at one moment; {@code submitted == pending + succeeded + failed + cancelled}.
+     * @param submitted every task submitted
+     * @param pending   tasks not finished yet (queued or running)
+     * @param succeeded tasks that returned a value
+     * @param failed    tasks that threw, or that the pool refused
+     * @param cancelled tasks cancelled before they finished
+     */
+    public record Counts(int submitted, int pending, int succeeded, int failed, int cancelled) {
+    }
+
+    /**
+     * The handle of one task of a {@link TaskGroup} (go-playground's {@code WorkUnit}).
+     *
+     * <p>A task ends exactly once: it succeeds (it has a {@link #value()}), fails (it has an
+     * {@link #error()}) or is cancelled. {@link #get()} follows the {@link Future} contract.
+     *
+     * @param <R> the result type
+     */
+    public static final class Task<R> implements Future<R> {
+        private final TaskGroup<R> group;
+        private final int index;
+        private final Work<R> work;
+        private final CompletableFuture<R> done = new CompletableFuture<>();
+        private volatile Future<?> poolFuture;
+        private volatile Thread runner;
+        private volatile int state;   // written under the group's lock, after value and error
+        private R value;
+        private Throwable error;
+
+        Task(TaskGroup<R> group, int index, Work<R> work) {
+            this.group = group;
+            this.index = index;
+            this.work = work;
+        }
+
+        R runOnWorker() throws Exception {
+            if (state != PENDING) {
+                return null;
+            }
+            runner = Thread.currentThread();
+            try {
+                if (state != PENDING) {
+                    return null;
+                }
+                R v = work.call(this);
+                group.finish(this, SUCCEEDED, v, null);
+                return v;
+            } catch (Throwable t) {
+                group.finish(this, FAILED, null, t);
+                throw t;
+            } finally {
+                runner = null;
+            }
+        }
+
+        /** Returns the task's position in submission order, from 0. */
+        public int index() {
+            return index;
+        }
+
+        /** Returns the task's result if it succeeded, else null; does not wait. */
+        public R value() {
+            return state == SUCCEEDED ? value : null;
+        }
+
+        /**
+         * Returns what the task threw (with its stack trace), or the rejection if the pool refused
+         * it, if it failed; else null. Does not wait.
+         */
+        public Throwable error() {
+            return state == FAILED ? error : null;
+        }
+
+        /** Whether the task failed. */
+        public boolean isFailed() {
+            return state == FAILED;
+        }
+
+        /** Whether the task succeeded. */
+        public boolean isSucceeded() {
+            return state == SUCCEEDED;
+        }
+
+        /**
+         * Cancels the task if it has not finished; a running task is interrupted unless it is
+         * the caller (a task cancelling itself).
+         * @return true if this call cancelled it
+         */
+        public boolean cancel() {
+            return cancel(true);
+        }
+
+        /**
+         * Cancels the task if it has not finished.
+         * @param mayInterruptIfRunning whether to interrupt the task if it is running (never
+         *        when a task cancels itself)
+         * @return true if this call cancelled it
+         */
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (!group.finish(this, CANCELLED, null, null)) {
+                return false;
+            }
+            Future<?> f = poolFuture;
+            if (f != null) {
+                f.cancel(mayInterruptIfRunning && runner != Thread.currentThread());
+            }
+            return true;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return state == CANCELLED;
+        }
+
+        @Override
+        public boolean isDone() {
+            return state != PENDING;
+        }
+
+        /**
+         * Waits until the task is done (go-playground's {@code Wait}).
+         * @return this handle
+         * @throws InterruptedException if interrupted while waiting
+         */
+        public Task<R> await() throws InterruptedException {
+            try {
+                done.get();
+            } catch (ExecutionException | CancellationException e) {
+                // done either way
+            }
+            return this;
+        }
+
+        /**
+         * Waits at most {@code timeout} for the task to be done.
+         * @param timeout longest to wait
+         * @return whether it is done
+         * @throws InterruptedException if interrupted while waiting
+         */
+        public boolean await(Duration timeout) throws InterruptedException {
+            try {
+                done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | CancellationException e) {
+                // done either way
+            } catch (TimeoutException e) {
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public R get() throws InterruptedException, ExecutionException {
+            return done.get();
+        }
+
+        @Override
+        public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            return done.get(timeout, unit);
+        }
+
+        /**
+         * Returns a {@link CompletableFuture} that completes with the task: normally with its value,
+         * exceptionally with its error, or cancelled. Completing or cancelling the returned future
+         * does not affect the task; cancel through this handle.
+         */
+        public CompletableFuture<R> toCompletableFuture() {
+            return done.copy();
+        }
+
+        @Override
+        public String toString() {
+            String s = switch (state) {
+                case PENDING -> "PENDING";
+                case SUCCEEDED -> "SUCCEEDED";
+                case FAILED -> "FAILED: " + error;
+                default -> "CANCELLED";
+            };
+            return "Task[" + index + ", " + s + "]";
+        }
+    }
+
+    /** Builds a {@link TaskGroup}. */
+    public static final class Builder {
+        private final ExecutorService executor;
+        private boolean failFast;
+        private Duration deadline;
+
+        Builder(ExecutorService executor) {
+            this.executor = executor;
+        }
+
+        /**
+         * Whether the first failure cancels every other unfinished task and every later
+         * submission, and is the failure {@link TaskGroup#awaitAll()} reports; default false.
+         */
+        public Builder failFast(boolean failFast) {
+            this.failFast = failFast;
+            return this;
+        }
+
+        /**
+         * Longest the group may take, counted from {@link #build()}: then every unfinished task is
+         * cancelled, later submissions are cancelled, and {@link TaskGroup#awaitAll()} throws
+         * {@link TimeoutException}. Default: none.
+         */
+        public Builder deadline(Duration deadline) {
+            if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+                throw new IllegalArgumentException("deadline must be a positive duration, but was " + deadline);
+            }
+            this.deadline = deadline;
+            return this;
+        }
+
+        /**
+         * Builds the group; the deadline, if any, starts now.
+         * @param <R> the tasks' result type
+         * @return a new, empty group
+         */
+        public <R> TaskGroup<R> build() {
+            return new TaskGroup<>(this);
+        }
+    }
+}

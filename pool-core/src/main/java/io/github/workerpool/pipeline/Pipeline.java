@@ -1,0 +1,580 @@
+package io.github.workerpool.pipeline;
+
+import io.github.workerpool.WorkerPool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pipeline of stages, each with its own concurrency limit, through which batches of work pass
+ * in order: the ETL pipeline of seed 002.
+ *
+ * <p>{@code Pipeline.of(4, 8, 2, 1)} has four stages that run at most 4, 8, 2 and 1 batches at
+ * once. {@link #submit} gives one batch, one {@link Step} per stage; the batch's steps run one
+ * after another on a thread of the pipeline. The pipeline guarantees:
+ * <ol>
+ * <li><b>Back-pressure.</b> {@code submit} blocks while stage 1 is full.</li>
+ * <li><b>Order.</b> A batch's stage i starts no earlier than the previous batch's stage i:
+ *     batches are granted each stage (its slot, and with it the go-ahead for the step) strictly in
+ *     batch order, and a batch that finished a stage early waits for its predecessor to be granted
+ *     the next one. (Two steps granted one after the other run on different threads, so their
+ *     first instructions may still interleave; with concurrency 1 a stage runs strictly in order.)</li>
+ * <li><b>Slot holding.</b> A batch that finished stage i keeps its stage-i slot until it gets a
+ *     stage-(i+1) slot. A slow stage slows everything before it, nothing jumps ahead, and at
+ *     most the sum of the limits batches are in flight, so their memory is bounded.</li>
+ * <li><b>Failure stops in order.</b> When a step throws, its batch stops, and every later batch
+ *     stops at its next stage boundary (the stage it is running finishes, the next one never
+ *     starts); earlier batches run to the end. From then on {@code submit} returns
+ *     {@code false}, and {@link #await()} throws the first failure in batch order. If batch 12
+ *     fails at stage 4, batch 13 never reaches stage 5 and batch 11 completes.</li>
+ * <li><b>Stopping is the same.</b> {@link #close()} and an interrupt of a thread blocked in
+ *     {@code submit} stop the pipeline at the next batch, as a failure of that batch would
+ *     (earlier batches run to the end); {@link #cancel()} stops every unfinished batch at its
+ *     next stage boundary, still in batch order.</li>
+ * <li><b>Checkpoints.</b> Hence, if the last stage has concurrency 1 and saves a
+ *     {@link Checkpoint}, the saved checkpoint is always the last batch whose every stage
+ *     succeeded, and a restart from it neither loses nor skips a batch.</li>
+ * </ol>
+ *
+ * <pre>{@code
+ * try (Pipeline etl = Pipeline.of(4, 8, 2, 1)) {
+ *     while (more()) {
+ *         Batch b = extract();                                   // stage 0, on this thread
+ *         if (!etl.submit(() -> join(b), () -> nlp(b), () -> load(b), store.saving(b.end()))) {
+ *             break;                                             // the pipeline failed
+ *         }
+ *     }
+ *     etl.await();                                               // throws the first failure
+ * }
+ * }</pre>
+ *
+ * <p>{@link #stats()} gives per-stage live counts: slots occupied, steps running, batches
+ * waiting for a slot. This class is thread-safe; several threads may submit, in which case the
+ * order of batches is the order in which their {@code submit} calls took their number.
+ */
+public final class Pipeline implements AutoCloseable {
+
+    /*
+     * Implementation notes.
+     *
+     * Seed 002 gives each batch a goroutine and per-stage semaphores (buffered channels), and
+     * chains batches with "started stage i" signals and an "interrupted" flag that each batch
+     * copies from its predecessor. Here one lock and one condition guard all of it, which makes
+     * the chain simple to state:
+     *   - Batches are numbered from 1 in submit order (under the lock, before waiting).
+     *   - stopFrom is the lowest batch number that is stopped (failed, interrupted, cancelled, or
+     *     the first number after close()). Batch n may cross a stage boundary only while
+     *     n < stopFrom. This is the seed's transitive interrupt: every batch after a stopped one
+     *     stops, no batch before it does.
+     *   - Batch n enters stage i when its predecessor has entered stage i (prev.started > i)
+     *     and stage i has a free slot. Its slot for stage i-1 is released only after that, so a
+     *     batch always holds a slot from admission to its end. The seed picks at random when
+     *     "interrupted" and "may enter" are both ready; here a stop always wins.
+     *   - A batch drops its reference to its predecessor once it has entered the last stage (it
+     *     needs no more gates) or ended, so the chain of live references is as long as the
+     *     number of batches in flight.
+     *   - The seed's Wait waits for the chain of exits of the batches submitted so far;
+     *     exitedThrough is the highest n such that batches 1..n have all ended.
+     * Unlike the seed, a stopped batch releases its slot, so live counts return to zero.
+     *
+     * Deadlock freedom: a batch waits either for its predecessor to enter a stage (the
+     * predecessor is ahead and waits only on batches ahead of it) or for a slot of the next stage
+     * (held by batches that wait only on later stages, and the last stage waits on nothing).
+     *
+     * Threads: each admitted batch runs on a worker of an internal WorkerPool whose capacity is
+     * the sum of the limits; admitted batches hold at least one slot until they end, so a worker
+     * is free or about to be.
+     */
+
+    private final String name;
+    private final int[] limits;
+    private final WorkerPool workers;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final int[] occupied;
+    private final int[] running;
+    private final int[] waiting;
+    private final TreeSet<Long> exitedAhead = new TreeSet<>();
+    private Batch last;
+    private long nextNumber = 1;
+    private long stopFrom = Long.MAX_VALUE;
+    private long exitedThrough;
+    private boolean closed;
+    private PipelineException firstFailure;
+    private long submitted;
+    private long completed;
+    private long failed;
+    private long stopped;
+    /** Test seam: told, under the lock, each time a batch enters a stage (batch number, stage from 1). */
+    volatile EnterListener enterListener;
+
+    /** Test seam: observes stage entries in the order the pipeline grants them. */
+    interface EnterListener {
+        void entered(long batch, int stage);
+    }
+
+    private Pipeline(Builder b) {
+        this.name = b.name;
+        this.limits = b.limits.clone();
+        int n = limits.length;
+        this.occupied = new int[n];
+        this.running = new int[n];
+        this.waiting = new int[n];
+        long sum = 0;
+        for (int l : limits) {
+            sum += l;
+        }
+        this.workers = WorkerPool.builder().name(name).capacity((int) Math.min(Integer.MAX_VALUE, sum))
+                .expiry(Duration.ofSeconds(1)).build();
+    }
+
+    /**
+     * Returns a pipeline with one stage per argument, each argument being that stage's
+     * concurrency limit.
+     * @param concurrency each stage's limit, at least 1
+     * @return a new pipeline named {@code "pipeline"}
+     * @throws IllegalArgumentException if no stage is given or a limit is below 1
+     */
+    public static Pipeline of(int... concurrency) {
+        return builder().concurrency(concurrency).build();
+    }
+
+    /** Returns a builder; {@link Builder#concurrency(int...)} is required. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * One stage's work for one batch.
+     */
+    @FunctionalInterface
+    public interface Step {
+        /**
+         * Runs the step.
+         * @throws Exception if the step fails; the pipeline then stops as described in {@link Pipeline}
+         */
+        void run() throws Exception;
+    }
+
+    // ---------------------------------------------------------------- submit, await
+
+    /**
+     * Submits a batch: one step per stage, run in stage order on a pipeline thread; a null step
+     * passes its stage without doing anything (it still takes the stage's slot in turn). Blocks
+     * while stage 1 is full.
+     *
+     * @param steps one step per stage
+     * @return true if the batch was admitted; false if the pipeline has failed, was cancelled or
+     *         closed (the batch does not run)
+     * @throws InterruptedException if interrupted while waiting for stage 1; the pipeline then
+     *         stops at this batch, as if it had failed: earlier batches run to the end, later
+     *         submissions return false, and {@code await()} reports only real failures
+     * @throws IllegalArgumentException if the number of steps is not the number of stages
+     */
+    public boolean submit(Step... steps) throws InterruptedException {
+        Objects.requireNonNull(steps, "steps");
+        if (steps.length != limits.length) {
+            throw new IllegalArgumentException("pipeline '" + name + "' has " + limits.length + " stages, so submit needs "
+                    + limits.length + " steps (null for a stage with nothing to do), but got " + steps.length);
+        }
+        Batch b;
+        lock.lock();
+        try {
+            if (closed || nextNumber >= stopFrom) {
+                return false;
+            }
+            b = new Batch(nextNumber++, steps.clone(), last);
+            last = b;
+            submitted++;
+            boolean in;
+            try {
+                in = enterLocked(b, 0);
+            } catch (InterruptedException e) {
+                stopFrom = Math.min(stopFrom, b.number);
+                endLocked(b, Outcome.STOPPED);
+                throw e;
+            }
+            if (!in) {
+                endLocked(b, Outcome.STOPPED);
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        try {
+            workers.execute(b);
+        } catch (RejectedExecutionException e) {
+            // The thread could not be started (thread factory failure): the batch fails at stage 1.
+            lock.lock();
+            try {
+                occupied[0]--;
+                failLocked(b, 0, e);
+                endLocked(b, Outcome.FAILED);
+            } finally {
+                lock.unlock();
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Waits until every batch submitted before this call has finished or stopped (seed 002's
+     * {@code Wait}), then reports the first failure among them, in batch order.
+     * @throws PipelineException the first failure in batch order, with the step's exception as cause
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void await() throws InterruptedException, PipelineException {
+        if (!await(-1L)) {
+            throw new AssertionError("unreachable");
+        }
+    }
+
+    /**
+     * Waits at most {@code timeout} for every batch submitted before this call to finish or stop.
+     * @param timeout longest to wait
+     * @return true if they all ended in time, false if the timeout passed first
+     * @throws PipelineException if they ended and one failed: the first failure in batch order
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean await(Duration timeout) throws InterruptedException, PipelineException {
+        return await(Math.max(0L, timeout.toNanos()));
+    }
+
+    private boolean await(long nanos) throws InterruptedException, PipelineException {
+        PipelineException f;
+        long target;
+        lock.lock();
+        try {
+            target = nextNumber - 1;
+            while (exitedThrough < target) {
+                if (nanos < 0) {
+                    changed.await();
+                } else if (nanos == 0) {
+                    return false;
+                } else {
+                    nanos = changed.awaitNanos(nanos);
+                }
+            }
+            f = firstFailure;
+        } finally {
+            lock.unlock();
+        }
+        if (f != null && f.batch() <= target) {
+            throw new PipelineException(f.batch(), f.stage(), f.getCause());
+        }
+        return true;
+    }
+
+    /**
+     * Stops every unfinished batch at its next stage boundary, in batch order (steps that are
+     * running finish; the batch before the oldest unfinished one is not affected), and makes
+     * later submissions return false. Does not wait; {@link #await()} does.
+     */
+    public void cancel() {
+        lock.lock();
+        try {
+            long n = exitedThrough + 1;
+            while (exitedAhead.contains(n)) {
+                n++;
+            }
+            stopFrom = Math.min(stopFrom, n);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the pipeline: later submissions return false, batches already submitted run to the
+     * end (as if the next batch had failed), and this call waits for them and for the pipeline's
+     * threads to exit. If interrupted while waiting, it {@linkplain #cancel() cancels} (every
+     * batch stops at its next stage boundary), keeps waiting, and restores the interrupt status.
+     * Failures are reported by {@link #await()}, which may still be called.
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        lock.lock();
+        try {
+            closed = true;
+            stopFrom = Math.min(stopFrom, nextNumber);
+            changed.signalAll();
+            while (exitedThrough < nextNumber - 1) {
+                try {
+                    changed.await();
+                } catch (InterruptedException e) {
+                    if (!interrupted) {
+                        interrupted = true;
+                        lock.unlock();
+                        try {
+                            cancel();
+                        } finally {
+                            lock.lock();
+                        }
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        workers.close();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether the pipeline admits no more batches: it failed, was cancelled or closed. */
+    public boolean isStopped() {
+        lock.lock();
+        try {
+            return closed || nextNumber >= stopFrom;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- figures
+
+    /** Returns the pipeline's name, used for its threads. */
+    public String name() {
+        return name;
+    }
+
+    /** Returns the number of stages. */
+    public int stages() {
+        return limits.length;
+    }
+
+    /** Returns a snapshot of the pipeline's totals and per-stage live counts. */
+    public Stats stats() {
+        lock.lock();
+        try {
+            List<StageStats> stages = new ArrayList<>(limits.length);
+            for (int i = 0; i < limits.length; i++) {
+                stages.add(new StageStats(i + 1, limits[i], occupied[i], running[i], waiting[i]));
+            }
+            long inFlight = submitted - completed - failed - stopped;
+            return new Stats(submitted, completed, failed, stopped, (int) inFlight, List.copyOf(stages));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        Stats s = stats();
+        return "Pipeline[" + name + ", " + Arrays.toString(limits) + ", submitted=" + s.submitted() + ", completed="
+                + s.completed() + ", failed=" + s.failed() + ", stopped=" + s.stopped() + ", inFlight=" + s.inFlight()
+                + "]";
+    }
+
+    /**
+     * Live counts of one stage.
+     * @param stage       the stage's number, from 1
+     * @param concurrency its limit
+     * @param occupied    slots taken: batches running the stage's step, or done with it and
+     *                    waiting for the next stage
+     * @param running     batches running the stage's step now
+     * @param waiting     batches (or, for stage 1, submitters) waiting to enter the stage, for
+     *                    their predecessor or for a slot
+     */
+    public record StageStats(int stage, int concurrency, int occupied, int running, int waiting) {
+    }
+
+    /**
+     * A snapshot of a pipeline; {@code submitted == completed + failed + stopped + inFlight}.
+     * @param submitted batches admitted to the order (given a number)
+     * @param completed batches whose every stage succeeded
+     * @param failed    batches whose step threw
+     * @param stopped   batches stopped at a stage boundary by an earlier failure, cancel, close or interrupt
+     * @param inFlight  batches not finished yet
+     * @param stages    per-stage live counts, stage 1 first
+     */
+    public record Stats(long submitted, long completed, long failed, long stopped, int inFlight,
+            List<StageStats> stages) {
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private enum Outcome { COMPLETED, FAILED, STOPPED }
+
+    /** One batch: its steps, its place in the order, and how far it got. */
+    private final class Batch implements Runnable {
+        final long number;
+        final Step[] steps;
+        Batch prev;     // guarded by lock; null once not needed
+        int started;    // stages entered; guarded by lock
+
+        Batch(long number, Step[] steps, Batch prev) {
+            this.number = number;
+            this.steps = steps;
+            this.prev = prev;
+        }
+
+        @Override
+        public void run() {
+            runBatch(this);
+        }
+    }
+
+    /** Waits until batch b may enter stage i and takes the slot; false if b must stop. Under lock. */
+    private boolean enterLocked(Batch b, int i) throws InterruptedException {
+        waiting[i]++;
+        try {
+            for (;;) {
+                if (b.number >= stopFrom) {
+                    return false;
+                }
+                Batch p = b.prev;
+                if ((p == null || p.started > i) && occupied[i] < limits[i]) {
+                    occupied[i]++;
+                    b.started = i + 1;
+                    EnterListener l = enterListener;
+                    if (l != null) {
+                        l.entered(b.number, i + 1);
+                    }
+                    if (b.started == limits.length) {
+                        b.prev = null;
+                    }
+                    changed.signalAll(); // the next batch may pass the gate of stage i now
+                    return true;
+                }
+                changed.await();
+            }
+        } finally {
+            waiting[i]--;
+        }
+    }
+
+    private void runBatch(Batch b) {
+        int n = limits.length;
+        for (int i = 0; i < n; i++) {
+            lock.lock();
+            try {
+                running[i]++;
+            } finally {
+                lock.unlock();
+            }
+            Throwable error = null;
+            try {
+                Step step = b.steps[i];
+                if (step != null) {
+                    step.run();
+                }
+            } catch (Throwable t) {
+                error = t;
+            }
+            lock.lock();
+            try {
+                running[i]--;
+                if (error != null) {
+                    occupied[i]--;
+                    failLocked(b, i, error);
+                    endLocked(b, Outcome.FAILED);
+                    return;
+                }
+                if (i + 1 == n) {
+                    occupied[i]--;
+                    endLocked(b, Outcome.COMPLETED);
+                    return;
+                }
+                boolean in;
+                try {
+                    in = enterLocked(b, i + 1);
+                } catch (InterruptedException e) {
+                    // Only shutdownNow of the internal pool interrupts us: stop here, in order.
+                    stopFrom = Math.min(stopFrom, b.number);
+                    in = false;
+                }
+                occupied[i]--; // released only now: slot holding
+                changed.signalAll();
+                if (!in) {
+                    endLocked(b, Outcome.STOPPED);
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void failLocked(Batch b, int stageIndex, Throwable error) {
+        stopFrom = Math.min(stopFrom, b.number);
+        if (firstFailure == null || b.number < firstFailure.batch()) {
+            firstFailure = new PipelineException(b.number, stageIndex + 1, error);
+        }
+    }
+
+    private void endLocked(Batch b, Outcome outcome) {
+        b.prev = null;
+        switch (outcome) {
+            case COMPLETED -> completed++;
+            case FAILED -> failed++;
+            default -> stopped++;
+        }
+        if (b.number == exitedThrough + 1) {
+            exitedThrough++;
+            while (exitedAhead.remove(exitedThrough + 1)) {
+                exitedThrough++;
+            }
+        } else {
+            exitedAhead.add(b.number);
+        }
+        changed.signalAll();
+    }
+
+    /** Builds a {@link Pipeline}. */
+    public static final class Builder {
+        private String name = "pipeline";
+        private int[] limits;
+
+        Builder() {
+        }
+
+        /** Name used for the pipeline's threads ({@code name-N}); default {@code "pipeline"}. */
+        public Builder name(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank, but was " + (name == null ? "null" : "'" + name + "'"));
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** One concurrency limit per stage, each at least 1; required. */
+        public Builder concurrency(int... limits) {
+            if (limits == null || limits.length == 0) {
+                throw new IllegalArgumentException("concurrency needs one limit per stage, at least one stage, e.g. "
+                        + "concurrency(4, 8, 2, 1), but got none");
+            }
+            for (int i = 0; i < limits.length; i++) {
+                if (limits[i] < 1) {
+                    throw new IllegalArgumentException("concurrency of stage " + (i + 1) + " must be at least 1, but was "
+                            + limits[i] + " (in " + Arrays.toString(limits) + ")");
+                }
+            }
+            this.limits = limits.clone();
+            return this;
+        }
+
+        /**
+         * Builds the pipeline.
+         * @throws IllegalStateException if no concurrency was given
+         */
+        public Pipeline build() {
+            if (limits == null) {
+                throw new IllegalStateException("concurrency is required: call concurrency(...) with one limit per stage");
+            }
+            return new Pipeline(this);
+        }
+    }
+}

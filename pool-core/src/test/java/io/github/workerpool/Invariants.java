@@ -1,0 +1,118 @@
+package io.github.workerpool;
+
+import io.github.workerpool.pipeline.Pipeline;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Registered with {@code @RegisterExtension}: every pool, group or pipeline a test tracks is
+ * checked after the test, once quiet, for counts that add up; then closed, and no thread of it
+ * may outlive its termination.
+ */
+public final class Invariants implements AfterEachCallback {
+
+    private static final Duration QUIET = Duration.ofSeconds(10);
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    private final List<Runnable> checks = new ArrayList<>();
+    private final List<AutoCloseable> closers = new ArrayList<>();
+    private final List<String> threadPrefixes = new ArrayList<>();
+
+    /** Returns a name unique in this JVM, so that thread-name checks see only this test's threads. */
+    public static String uniqueName(String base) {
+        return base + SEQ.incrementAndGet();
+    }
+
+    public <P extends WorkerPool> P track(P pool) {
+        checks.add(() -> assertPoolAddsUp(pool.name(), pool::stats));
+        closers.add(pool);
+        threadPrefixes.add(pool.name() + "-");
+        return pool;
+    }
+
+    public <T> FunctionPool<T> track(FunctionPool<T> pool) {
+        checks.add(() -> assertPoolAddsUp(pool.name(), pool::stats));
+        closers.add(pool);
+        threadPrefixes.add(pool.name() + "-");
+        return pool;
+    }
+
+    public MultiPool track(MultiPool pools) {
+        checks.add(() -> {
+            for (WorkerPool p : pools.pools()) {
+                assertPoolAddsUp(p.name(), p::stats);
+            }
+            assertPoolAddsUp(pools.name(), pools::stats);
+        });
+        closers.add(pools);
+        threadPrefixes.add(pools.name() + "-");
+        return pools;
+    }
+
+    public <R> TaskGroup<R> track(TaskGroup<R> group) {
+        checks.add(() -> {
+            await("group quiet").atMost(QUIET).until(() -> group.counts().pending() == 0);
+            TaskGroup.Counts c = group.counts();
+            assertThat(c.submitted()).as("group: submitted == succeeded + failed + cancelled + pending, " + c)
+                    .isEqualTo(c.succeeded() + c.failed() + c.cancelled() + c.pending());
+        });
+        return group;
+    }
+
+    public Pipeline track(Pipeline pipeline) {
+        checks.add(() -> {
+            await("pipeline quiet").atMost(QUIET).until(() -> pipeline.stats().inFlight() == 0);
+            Pipeline.Stats s = pipeline.stats();
+            assertThat(s.submitted()).as("pipeline: submitted == completed + failed + stopped + inFlight, " + s)
+                    .isEqualTo(s.completed() + s.failed() + s.stopped() + s.inFlight());
+            for (Pipeline.StageStats st : s.stages()) {
+                assertThat(st).as("stage counts of a quiet pipeline").isEqualTo(
+                        new Pipeline.StageStats(st.stage(), st.concurrency(), 0, 0, 0));
+            }
+        });
+        closers.add(pipeline);
+        threadPrefixes.add(pipeline.name() + "-");
+        return pipeline;
+    }
+
+    /** Asserts, once the pool is quiet, that submitted == completed + failed + rejected + cancelled + running + queued. */
+    public static void assertPoolAddsUp(String what, java.util.function.Supplier<PoolStats> stats) {
+        await(what + " quiet and adding up").atMost(QUIET).untilAsserted(() -> {
+            PoolStats s = stats.get();
+            assertThat(s.running() + s.queued() + s.waiting()).as(what + " busy: " + s).isZero();
+            assertThat(s.submitted()).as(what + ": submitted == completed + failed + rejected + cancelled + running + queued, " + s)
+                    .isEqualTo(s.completed() + s.failed() + s.rejected() + s.cancelled() + s.running() + s.queued());
+        });
+    }
+
+    /** Runs the checks now (tests that want to assert mid-way); they run again after the test. */
+    public void checkNow() {
+        checks.forEach(Runnable::run);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        try {
+            checks.forEach(Runnable::run);
+        } finally {
+            for (AutoCloseable c : closers) {
+                c.close();
+            }
+        }
+        for (String prefix : threadPrefixes) {
+            await("threads " + prefix + "* to exit").atMost(QUIET).untilAsserted(() ->
+                    assertThat(Thread.getAllStackTraces().keySet())
+                            .filteredOn(t -> t.getName().startsWith(prefix) && t.isAlive())
+                            .extracting(Thread::getName)
+                            .isEmpty());
+        }
+    }
+}

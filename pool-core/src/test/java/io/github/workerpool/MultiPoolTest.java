@@ -1,0 +1,218 @@
+package io.github.workerpool;
+
+import io.github.workerpool.MultiPool.LoadBalancing;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class MultiPoolTest {
+
+    @RegisterExtension
+    final Invariants invariants = new Invariants();
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    private WorkerPool.Builder builder(int capacity) {
+        return WorkerPool.builder().name(Invariants.uniqueName("mp")).capacity(capacity);
+    }
+
+    private Runnable blocker() {
+        return () -> Latches.pass(release);
+    }
+
+    @Test
+    void of_createsSizePools_namedAfterTheBuilder_andLeavesTheBuilderAsItWas() {
+        WorkerPool.Builder b = builder(2);
+        MultiPool pools = invariants.track(MultiPool.of(3, b, LoadBalancing.ROUND_ROBIN));
+        assertThat(pools.size()).isEqualTo(3);
+        assertThat(pools.pools()).extracting(WorkerPool::name)
+                .containsExactly(pools.name() + "-0", pools.name() + "-1", pools.name() + "-2");
+        assertThat(b.name).isEqualTo(pools.name());
+        assertThat(pools.capacity()).isEqualTo(6);
+    }
+
+    @Test
+    void of_badSize_throwsNamingTheSetting() {
+        assertThatThrownBy(() -> MultiPool.of(0, builder(1), LoadBalancing.ROUND_ROBIN))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("size").hasMessageContaining("0");
+    }
+
+    @Test
+    void roundRobin_spreadsTasksOverEveryPool() {
+        MultiPool pools = invariants.track(MultiPool.of(4, builder(2), LoadBalancing.ROUND_ROBIN));
+        for (int i = 0; i < 8; i++) {
+            pools.execute(blocker());
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 8);
+        assertThat(pools.pools()).allSatisfy(p -> assertThat(p.running()).isEqualTo(2));
+        release.countDown();
+    }
+
+    @Test
+    void leastTasks_choosesTheLeastBusyPool_countingQueuedTasks_notJustRunningOnes() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(2).queueCapacity(10), LoadBalancing.LEAST_TASKS));
+        // Pool 0: 1 running + 3 queued (load 4). Pool 1: 2 running (load 2). ants, looking at running
+        // only, would pick pool 0.
+        pools.pool(0).execute(blocker());
+        await().atMost(WAIT).until(() -> pools.pool(0).running() == 1);
+        pools.pool(0).tune(1);
+        for (int i = 0; i < 3; i++) {
+            pools.pool(0).execute(blocker());
+        }
+        pools.pool(1).execute(blocker());
+        pools.pool(1).execute(blocker());
+        await().atMost(WAIT).until(() -> pools.pool(1).running() == 2);
+        assertThat(pools.pool(0).queued()).isEqualTo(3);
+
+        pools.execute(blocker());
+
+        assertThat(pools.pool(1).queued()).isEqualTo(1);
+        assertThat(pools.pool(0).queued()).isEqualTo(3);
+        release.countDown();
+    }
+
+    @Test
+    void execute_whenTheChosenPoolIsFull_triesTheOthersBeforeRejecting() {
+        MultiPool pools = invariants.track(MultiPool.of(3, builder(1).nonblocking(true), LoadBalancing.ROUND_ROBIN));
+        pools.pool(0).execute(blocker());
+        pools.pool(1).execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+
+        pools.execute(blocker()); // whichever pool round-robin picks, only pool 2 has room
+
+        await().atMost(WAIT).until(() -> pools.pool(2).running() == 1);
+        assertThatThrownBy(() -> pools.execute(blocker())).isInstanceOf(PoolOverloadException.class);
+        assertThat(pools.stats().rejected()).isEqualTo(1);
+        release.countDown();
+    }
+
+    @Test
+    void execute_whenEveryPoolIsFull_andBlocking_waitsOnOne_thenRuns() throws Exception {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.LEAST_TASKS));
+        pools.execute(blocker());
+        pools.execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        AtomicInteger ran = new AtomicInteger();
+        Thread caller = new Thread(() -> pools.execute(ran::incrementAndGet));
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.waiting() == 1);
+        assertThat(ran.get()).isZero();
+        release.countDown();
+        caller.join(5000);
+        await().atMost(WAIT).until(() -> ran.get() == 1);
+    }
+
+    @Test
+    void tune_setsEveryPool_andOnePoolCanBeTunedAlone() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        pools.tune(3);
+        assertThat(pools.pools()).allSatisfy(p -> assertThat(p.capacity()).isEqualTo(3));
+        pools.pool(1).tune(5);
+        assertThat(pools.capacity()).isEqualTo(8);
+        assertThatThrownBy(() -> pools.tune(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity");
+        assertThat(pools.capacity()).isEqualTo(8);
+    }
+
+    @Test
+    void submit_aCallableThatThrows_isCountedAsFailedByItsPool() throws Exception {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        Future<Object> f = pools.submit(() -> {
+            throw new IllegalStateException("boom");
+        });
+        assertThatThrownBy(f::get).isInstanceOf(ExecutionException.class).hasRootCauseMessage("boom");
+        await().atMost(WAIT).until(() -> pools.stats().failed() == 1);
+        List<Future<Integer>> all = pools.invokeAll(List.of(() -> 1, () -> 2));
+        assertThat(all.get(0).get() + all.get(1).get()).isEqualTo(3);
+        await().atMost(WAIT).until(() -> pools.stats().completed() == 2);
+    }
+
+    @Test
+    void release_rejectsNamingTheMultiPool_releaseTimeoutWaits_rebootReopens() throws Exception {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        pools.execute(() -> { });
+        assertThat(pools.releaseTimeout(WAIT)).isTrue();
+        assertThat(pools.isClosed()).isTrue();
+        assertThat(pools.isTerminated()).isTrue();
+        assertThatThrownBy(() -> pools.execute(() -> { })).isInstanceOf(PoolClosedException.class)
+                .hasMessageContaining(pools.name()).hasMessageContaining("reboot");
+        pools.reboot();
+        assertThat(pools.isClosed()).isFalse();
+        CountDownLatch ran = new CountDownLatch(1);
+        pools.execute(ran::countDown);
+        Latches.pass(ran);
+        PoolStats s = pools.stats();
+        assertThat(s.rejected()).isEqualTo(1);
+        assertThat(s.submitted()).isEqualTo(3);
+    }
+
+    @Test
+    void shutdownNow_returnsEveryTaskThatNeverStarted() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(5), LoadBalancing.ROUND_ROBIN));
+        pools.execute(blocker());
+        pools.execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        List<Runnable> queued = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Runnable r = () -> { };
+            queued.add(r);
+            pools.execute(r);
+        }
+        assertThat(pools.queued()).isEqualTo(4);
+        assertThat(pools.shutdownNow()).containsExactlyInAnyOrderElementsOf(queued);
+        release.countDown();
+    }
+
+    @Test
+    void stress_manySubmitters_leastTasks_everyTaskRunsOnce_andNoPoolExceedsItsCapacity() throws Exception {
+        MultiPool pools = invariants.track(MultiPool.of(4, builder(2).queueCapacity(4), LoadBalancing.LEAST_TASKS));
+        int submitters = 4;
+        int perSubmitter = 2_000;
+        AtomicInteger ran = new AtomicInteger();
+        CopyOnWriteArrayList<String> over = new CopyOnWriteArrayList<>();
+        AtomicInteger[] concurrent = new AtomicInteger[4];
+        for (int i = 0; i < 4; i++) {
+            concurrent[i] = new AtomicInteger();
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < submitters; t++) {
+            Thread th = new Thread(() -> {
+                for (int i = 0; i < perSubmitter; i++) {
+                    pools.execute(() -> {
+                        String name = Thread.currentThread().getName();
+                        int idx = name.charAt(pools.name().length() + 1) - '0';
+                        if (concurrent[idx].incrementAndGet() > 2) {
+                            over.add(name);
+                        }
+                        ran.incrementAndGet();
+                        concurrent[idx].decrementAndGet();
+                    });
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) {
+            th.join(30_000);
+            assertThat(th.isAlive()).isFalse();
+        }
+        await().atMost(WAIT).until(() -> ran.get() == submitters * perSubmitter);
+        assertThat(over).isEmpty();
+        await().atMost(WAIT).until(() -> pools.stats().completed() == submitters * perSubmitter);
+        assertThat(pools.stats().rejected()).isZero();
+        assertThat(pools.pools()).allSatisfy(p -> assertThat(p.stats().submitted()).isPositive());
+    }
+}

@@ -1,0 +1,311 @@
+package io.github.workerpool;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class TaskGroupTest {
+
+    @RegisterExtension
+    final Invariants invariants = new Invariants();
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private WorkerPool pool(int capacity) {
+        return invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(capacity).build());
+    }
+
+    /** Seed 000: 100 tasks of 1 s on 20 workers take about 5 s; scaled down to 50 ms, about 250 ms. */
+    @Test
+    void seed000_hundredTasksOf50ms_on20Workers_runInParallel() throws Exception {
+        WorkerPool pool = pool(20);
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        AtomicInteger concurrent = new AtomicInteger();
+        AtomicInteger maxConcurrent = new AtomicInteger();
+        long start = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            int n = i;
+            group.submit(() -> {
+                maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+                Thread.sleep(50); // the simulated crawl
+                concurrent.decrementAndGet();
+                return n;
+            });
+        }
+        List<Integer> values = group.awaitAll();
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(values).hasSize(100).isSortedAccordingTo(Integer::compare).startsWith(0).endsWith(99);
+        assertThat(maxConcurrent.get()).isLessThanOrEqualTo(20).isGreaterThan(1);
+        // Serially this is 5000 ms; 20 at a time about 250 ms. A generous bound that still proves parallelism:
+        assertThat(elapsedMs).isLessThan(2_000);
+    }
+
+    /** Seed 000's SendMail batch: task 17 cancels itself, the other 99 succeed; results read as they complete. */
+    @Test
+    void seed000_sendMailBatch_task17CancelsItself_andTheRestSucceed() throws Exception {
+        WorkerPool pool = pool(20);
+        TaskGroup<Boolean> batch = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofSeconds(10)).build());
+        for (int i = 0; i < 100; i++) {
+            int n = i;
+            batch.submit(self -> {
+                Thread.sleep(50); // sending the mail
+                if (n == 17) {
+                    self.cancel();
+                }
+                if (self.isCancelled()) {
+                    return false;
+                }
+                return true;
+            });
+        }
+        List<TaskGroup.Task<Boolean>> results = batch.completions().collect(Collectors.toList());
+
+        assertThat(results).hasSize(100);
+        assertThat(results).filteredOn(TaskGroup.Task::isCancelled).extracting(TaskGroup.Task::index).containsExactly(17);
+        assertThat(results).filteredOn(TaskGroup.Task::isSucceeded).hasSize(99)
+                .allSatisfy(t -> assertThat(t.value()).isTrue());
+        assertThat(results).allSatisfy(t -> assertThat(t.error()).isNull());
+        List<Boolean> inOrder = batch.awaitAll();
+        assertThat(inOrder.get(17)).isNull();
+        assertThat(inOrder).filteredOn(Boolean.TRUE::equals).hasSize(99);
+        assertThat(batch.counts()).isEqualTo(new TaskGroup.Counts(100, 0, 99, 0, 1));
+        assertThatThrownBy(() -> batch.tasks().get(17).get()).isInstanceOf(CancellationException.class);
+    }
+
+    @Test
+    void completions_areInCompletionOrder_andAwaitAll_inSubmissionOrder() throws Exception {
+        WorkerPool pool = pool(3);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch[] go = {new CountDownLatch(1), new CountDownLatch(1), new CountDownLatch(1)};
+        for (int i = 0; i < 3; i++) {
+            int n = i;
+            TaskGroup.Task<String> t = group.submit(() -> {
+                Latches.pass(go[n]);
+                return "t" + n;
+            });
+            if (n > 0) {
+                // the next one may finish only once this one has: the order is 2, 1, 0
+                t.toCompletableFuture().whenComplete((v, e) -> go[n - 1].countDown());
+            }
+        }
+        go[2].countDown();
+        assertThat(group.completions().map(TaskGroup.Task::value)).containsExactly("t2", "t1", "t0");
+        assertThat(group.awaitAll()).containsExactly("t0", "t1", "t2");
+    }
+
+    @Test
+    void completions_cannotHang_anEmptyGroupEndsAtOnce_andAFinishedOneEndsAfterItsTasks() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        assertThat(group.completions().count()).isZero();
+        group.submit(() -> 1);
+        group.submit(() -> 2);
+        assertThat(group.completions().count()).isEqualTo(2);
+        assertThat(group.completions().count()).as("each stream starts from the first").isEqualTo(2);
+    }
+
+    @Test
+    void awaitAll_throwsTheFirstFailureInSubmissionOrder_withTheOthersSuppressed() {
+        WorkerPool pool = pool(4);
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch secondFailed = new CountDownLatch(1);
+        group.submit(() -> 0);
+        group.submit(() -> {
+            Latches.pass(secondFailed); // fails last in time, first in submission order
+            throw new IllegalStateException("first");
+        });
+        group.submit(() -> {
+            try {
+                throw new IllegalArgumentException("second");
+            } finally {
+                secondFailed.countDown();
+            }
+        });
+        assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .satisfies(s -> assertThat(s).hasMessage("second")));
+        assertThat(group.tasks().get(0).value()).isZero();
+    }
+
+    @Test
+    void failFast_cancelsTheRest_interruptsRunningTasks_andReportsThatFailureFirst() throws Exception {
+        WorkerPool pool = pool(4);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).failFast(true).build());
+        CountDownLatch othersRunning = new CountDownLatch(2);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicInteger interrupted = new AtomicInteger();
+        for (int i = 0; i < 2; i++) {
+            group.submit(() -> {
+                othersRunning.countDown();
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    interrupted.incrementAndGet();
+                    throw e;
+                }
+                return "never";
+            });
+        }
+        Latches.pass(othersRunning);
+        TaskGroup.Task<String> failing = group.submit(() -> {
+            throw new IllegalStateException("fail fast");
+        });
+
+        assertThat(group.completions().findFirst()).hasValue(failing);
+        assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class).hasRootCauseMessage("fail fast");
+        assertThat(group.tasks()).filteredOn(TaskGroup.Task::isCancelled).hasSize(2);
+        await().atMost(WAIT).until(() -> interrupted.get() == 2);
+        assertThat(group.isStopped()).isTrue();
+        TaskGroup.Task<String> late = group.submit(() -> "late");
+        assertThat(late.isCancelled()).isTrue();
+        assertThat(group.counts()).isEqualTo(new TaskGroup.Counts(4, 0, 0, 1, 3));
+    }
+
+    @Test
+    void cancel_cancelsEveryUnfinishedTask_queuedOnesNeverRun_andThePoolCountsThemCancelled() throws Exception {
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch running = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        group.submit(() -> {
+            running.countDown();
+            Thread.sleep(10_000); // interrupted by cancel
+            return 0;
+        });
+        for (int i = 0; i < 5; i++) {
+            group.submit(ran::incrementAndGet);
+        }
+        Latches.pass(running);
+        assertThat(group.cancel()).isEqualTo(6);
+        assertThat(group.awaitAll()).containsOnlyNulls().hasSize(6);
+        await().atMost(WAIT).until(() -> pool.stats().cancelled() == 5 && pool.stats().failed() == 1);
+        assertThat(ran.get()).isZero();
+    }
+
+    @Test
+    void deadline_cancelsWhatIsUnfinished_andAwaitAllThrowsTimeout() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(200)).build());
+        group.submit(() -> "quick");
+        group.submit(() -> {
+            new CountDownLatch(1).await(); // only the deadline ends this
+            return "slow";
+        });
+        assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class).hasMessageContaining("PT0.2S");
+        assertThat(group.tasks().get(0).value()).isEqualTo("quick");
+        assertThat(group.tasks().get(1).isCancelled()).isTrue();
+        assertThat(group.submit(() -> "after").isCancelled()).isTrue();
+    }
+
+    @Test
+    void aTaskException_becomesItsError_withItsStackTrace() throws Exception {
+        WorkerPool pool = pool(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        TaskGroup.Task<String> t = group.submit(TaskGroupTest::explode);
+        t.await();
+        assertThat(t.isFailed()).isTrue();
+        assertThat(t.error()).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(t.error().getStackTrace()).anySatisfy(f -> assertThat(f.getMethodName()).isEqualTo("explode"));
+        assertThatThrownBy(t::get).isInstanceOf(ExecutionException.class).hasCause(t.error());
+        assertThat(t.toCompletableFuture()).isCompletedExceptionally();
+        assertThatThrownBy(group::awaitAll).hasCause(t.error());
+    }
+
+    private static String explode() {
+        throw new UnsupportedOperationException("panic");
+    }
+
+    @Test
+    void aRejectedSubmission_throws_andIsRecordedAsAFailedTask() {
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .nonblocking(true).build());
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch release = new CountDownLatch(1);
+        group.submit(() -> {
+            Latches.pass(release);
+            return 1;
+        });
+        await().atMost(WAIT).until(() -> pool.running() == 1);
+        assertThatThrownBy(() -> group.submit(() -> 2)).isInstanceOf(PoolOverloadException.class);
+        assertThat(group.tasks().get(1).error()).isInstanceOf(PoolOverloadException.class);
+        release.countDown();
+        assertThatThrownBy(group::awaitAll).hasCauseInstanceOf(PoolOverloadException.class);
+    }
+
+    @Test
+    void toCompletableFuture_completesWithTheValue_andCancellingItDoesNotCancelTheTask() throws Exception {
+        WorkerPool pool = pool(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGroup.Task<String> t = group.submit(() -> {
+            Latches.pass(release);
+            return "v";
+        });
+        t.toCompletableFuture().cancel(true);
+        assertThat(t.isCancelled()).isFalse();
+        var cf = t.toCompletableFuture().thenApply(String::toUpperCase);
+        release.countDown();
+        assertThat(cf.get(5, TimeUnit.SECONDS)).isEqualTo("V");
+        assertThat(t.await(WAIT)).isTrue();
+        assertThat(t.value()).isEqualTo("v");
+    }
+
+    @Test
+    void stress_concurrentSubmitters_withFailuresAndCancels_countsAddUp() throws Exception {
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(4)
+                .queueCapacity(8).build());
+        TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
+        int submitters = 4;
+        int perSubmitter = 500;
+        List<Thread> threads = new ArrayList<>();
+        for (int s = 0; s < submitters; s++) {
+            Thread th = new Thread(() -> {
+                for (int i = 0; i < perSubmitter; i++) {
+                    int n = i;
+                    TaskGroup.Task<Integer> t = group.submit(self -> {
+                        if (n % 7 == 0) {
+                            throw new IllegalStateException("task " + n);
+                        }
+                        return n;
+                    });
+                    if (ThreadLocalRandom.current().nextInt(10) == 0) {
+                        t.cancel();
+                    }
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) {
+            th.join(30_000);
+            assertThat(th.isAlive()).isFalse();
+        }
+        assertThat(group.completions().count()).isEqualTo(submitters * perSubmitter);
+        TaskGroup.Counts c = group.counts();
+        assertThat(c.submitted()).isEqualTo(submitters * perSubmitter);
+        assertThat(c.pending()).isZero();
+        assertThat(c.failed()).isPositive();
+        assertThat(c.succeeded() + c.failed() + c.cancelled()).isEqualTo(c.submitted());
+        assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class)
+                .satisfies(e -> assertThat(1 + e.getSuppressed().length).isEqualTo(c.failed()));
+        await().atMost(WAIT).until(() -> pool.stats().submitted() == c.submitted());
+    }
+}

@@ -1,0 +1,496 @@
+package io.github.workerpool.pipeline;
+
+import io.github.workerpool.Invariants;
+import io.github.workerpool.Latches;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Seed 002's guarantees. The seed numbers the ETL steps (1) to (5) with step (1) outside the
+ * pipeline, so its step (k) is our stage k-1: "<12>(4) fails" is batch 12 failing at stage 3,
+ * and "<13> does not reach (5)" is batch 13 never entering stage 4, the checkpoint stage.
+ */
+class PipelineTest {
+
+    @RegisterExtension
+    final Invariants invariants = new Invariants();
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private Pipeline pipeline(int... limits) {
+        return invariants.track(Pipeline.builder().name(Invariants.uniqueName("pl")).concurrency(limits).build());
+    }
+
+    /** Records (batch, stage) events: starts, concurrency per stage. */
+    private static final class Trace {
+        final CopyOnWriteArrayList<String> starts = new CopyOnWriteArrayList<>();   // steps run (any order)
+        final CopyOnWriteArrayList<String> entries = new CopyOnWriteArrayList<>();  // stage entries, as granted
+        final AtomicInteger[] running;
+        final int[] limits;
+        final CopyOnWriteArrayList<String> violations = new CopyOnWriteArrayList<>();
+
+        Trace(int... limits) {
+            this.limits = limits;
+            running = new AtomicInteger[limits.length];
+            for (int i = 0; i < limits.length; i++) {
+                running[i] = new AtomicInteger();
+            }
+        }
+
+        /** Watches the pipeline's stage entries, in the order it grants them (under its lock). */
+        Trace watch(Pipeline p) {
+            p.enterListener = (batch, stage) -> entries.add(batch + ":" + stage);
+            return this;
+        }
+
+        Pipeline.Step step(int batch, int stage, Pipeline.Step body) {
+            return () -> {
+                starts.add(batch + ":" + stage);
+                if (running[stage - 1].incrementAndGet() > limits[stage - 1]) {
+                    violations.add("stage " + stage + " over its limit at batch " + batch);
+                }
+                try {
+                    body.run();
+                } finally {
+                    running[stage - 1].decrementAndGet();
+                }
+            };
+        }
+
+        /** Batches that ran their step of this stage, in no particular order. */
+        List<Integer> ran(int stage) {
+            return order(starts, stage);
+        }
+
+        /** Batches in the order they entered this stage. */
+        List<Integer> startOrder(int stage) {
+            return order(entries, stage);
+        }
+
+        private static List<Integer> order(List<String> events, int stage) {
+            List<Integer> out = new ArrayList<>();
+            for (String s : events) {
+                String[] p = s.split(":");
+                if (Integer.parseInt(p[1]) == stage) {
+                    out.add(Integer.parseInt(p[0]));
+                }
+            }
+            return out;
+        }
+    }
+
+    @Test
+    void of_badLimits_throwNamingTheStageAndValue() {
+        assertThatThrownBy(Pipeline::of).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one limit per stage");
+        assertThatThrownBy(() -> Pipeline.of(4, 0, 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stage 2").hasMessageContaining("was 0");
+        assertThatThrownBy(() -> Pipeline.builder().build()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void submit_withTheWrongNumberOfSteps_throws() {
+        Pipeline p = pipeline(1, 1);
+        assertThatThrownBy(() -> p.submit(() -> { })).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("2 stages").hasMessageContaining("got 1");
+    }
+
+    @Test
+    void everyStageStartsBatchesInOrder_andNeverExceedsItsLimit() throws Exception {
+        int[] limits = {3, 4, 2, 1};
+        Pipeline p = pipeline(limits);
+        Trace trace = new Trace(limits).watch(p);
+        int batches = 60;
+        for (int b = 1; b <= batches; b++) {
+            Pipeline.Step[] steps = new Pipeline.Step[4];
+            for (int s = 1; s <= 4; s++) {
+                steps[s - 1] = trace.step(b, s, () -> Thread.sleep(ThreadLocalRandom.current().nextInt(3)));
+            }
+            assertThat(p.submit(steps)).isTrue();
+        }
+        p.await();
+        List<Integer> expected = new ArrayList<>();
+        for (int b = 1; b <= batches; b++) {
+            expected.add(b);
+        }
+        for (int s = 1; s <= 4; s++) {
+            assertThat(trace.startOrder(s)).as("stage %d start order", s).isEqualTo(expected);
+        }
+        assertThat(trace.violations).isEmpty();
+        assertThat(p.stats().completed()).isEqualTo(batches);
+    }
+
+    /** Seed: "<22>(2) finished before <21>(2) ... <22> must wait until <21>(2) is done" — here: until <21> enters the next stage. */
+    @Test
+    void aBatchThatFinishedEarly_waitsForItsPredecessor_andKeepsItsSlot() throws Exception {
+        Pipeline p = pipeline(2, 2);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        Trace trace = new Trace(2, 2).watch(p);
+        p.submit(trace.step(1, 1, () -> Latches.pass(releaseFirst)), trace.step(1, 2, () -> { }));
+        p.submit(trace.step(2, 1, () -> { }), trace.step(2, 2, () -> { }));
+
+        await().atMost(WAIT).until(() -> p.stats().stages().get(1).waiting() == 1);
+        Pipeline.StageStats stage1 = p.stats().stages().get(0);
+        assertThat(stage1.occupied()).as("batch 2 holds its stage-1 slot").isEqualTo(2);
+        assertThat(stage1.running()).isEqualTo(1);
+        assertThat(trace.startOrder(2)).isEmpty();
+        assertThat(trace.ran(2)).isEmpty();
+
+        releaseFirst.countDown();
+        p.await();
+        assertThat(trace.startOrder(2)).containsExactly(1, 2);
+    }
+
+    /** Seed: "(4) is full, <14>(3) finished and waits, keeping its (3) slot"; and submit blocks while stage 1 is full. */
+    @Test
+    void aSlowStage_slowsEverythingBeforeIt_andSubmitBlocksWhileStage1IsFull() throws Exception {
+        Pipeline p = pipeline(1, 1);
+        CountDownLatch releaseSlow = new CountDownLatch(1);
+        p.submit(() -> { }, () -> Latches.pass(releaseSlow));      // batch 1: slow in stage 2
+        p.submit(() -> { }, () -> { });                            // batch 2: done with stage 1, holds it
+        await().atMost(WAIT).until(() -> p.stats().stages().get(1).waiting() == 1);
+
+        AtomicBoolean admitted = new AtomicBoolean();
+        Thread submitter = new Thread(() -> {
+            try {
+                admitted.set(p.submit(() -> { }, () -> { }));     // batch 3: stage 1 is full
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        submitter.start();
+        await().atMost(WAIT).until(() -> p.stats().stages().get(0).waiting() == 1);
+        assertThat(submitter.isAlive()).isTrue();
+        assertThat(p.stats().inFlight()).isEqualTo(3);
+
+        releaseSlow.countDown();
+        submitter.join(5000);
+        assertThat(admitted.get()).isTrue();
+        p.await();
+        assertThat(p.stats().completed()).isEqualTo(3);
+    }
+
+    /**
+     * Seed: "<12>(4) fails: <13>, <14>... stop before their next step wherever they are; <11> runs to
+     * the end; Wait() returns <12>(4)'s error". <13>(4) runs (and writes) but neither <12>(5) nor
+     * <13>(5) runs, so the checkpoint is <11>'s.
+     */
+    @Test
+    void seed002_batch12FailsAtStage3_batch13NeverReachesTheCheckpoint_batch11Completes() throws Exception {
+        Pipeline p = pipeline(4, 8, 2, 1);
+        Checkpoint<Integer> store = Checkpoint.inMemory();
+        CopyOnWriteArrayList<Integer> saves = new CopyOnWriteArrayList<>();
+        Trace trace = new Trace(4, 8, 2, 1).watch(p);
+        CountDownLatch batch13Loaded = new CountDownLatch(1);
+        int admitted = 0;
+        for (int b = 1; b <= 100; b++) {
+            int n = b;
+            boolean ok = p.submit(
+                    trace.step(n, 1, () -> { }),
+                    trace.step(n, 2, () -> { }),
+                    trace.step(n, 3, () -> {
+                        if (n == 12) {
+                            Latches.pass(batch13Loaded); // fail only once <13>(4) has written its data
+                            throw new IllegalStateException("elasticsearch is down");
+                        }
+                        if (n == 13) {
+                            batch13Loaded.countDown();
+                        }
+                    }),
+                    trace.step(n, 4, () -> {
+                        store.save(n);
+                        saves.add(n);
+                    }));
+            if (!ok) {
+                break;
+            }
+            admitted++;
+        }
+
+        assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.batch()).isEqualTo(12);
+            assertThat(e.stage()).isEqualTo(3);
+            assertThat(e).hasRootCauseMessage("elasticsearch is down");
+        });
+        assertThat(admitted).as("submit answers false once the pipeline failed").isLessThan(100);
+        assertThat(trace.ran(3)).as("<13>(4) ran and wrote its data").contains(13);
+        assertThat(trace.startOrder(4)).as("no batch after 11 reaches the checkpoint stage")
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(saves).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(trace.ran(4)).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(store.load()).hasValue(11);
+        for (int s = 1; s <= 4; s++) {
+            assertThat(trace.startOrder(s)).as("stage %d order", s).isSorted().doesNotHaveDuplicates();
+        }
+        assertThat(p.submit(null, null, null, null)).isFalse();
+        Pipeline.Stats stats = p.stats();
+        assertThat(stats.completed()).isEqualTo(11);
+        assertThat(stats.failed()).isEqualTo(1);
+        // Batches 13 and later stopped, including one whose submit was waiting for stage 1 and answered false.
+        assertThat(stats.submitted()).isBetween((long) admitted, admitted + 1L);
+        assertThat(stats.stopped()).isEqualTo(stats.submitted() - 12);
+    }
+
+    /** A restart that loads the checkpoint loses no batch and skips none, after a failure mid-run. */
+    @Test
+    void restartFromCheckpoint_afterAFailureMidRun_processesEveryRecord() throws Exception {
+        int records = 1_000;
+        int batchSize = 10;
+        Checkpoint<Integer> store = Checkpoint.inMemory();
+        Map<Integer, Integer> sink = new ConcurrentHashMap<>();           // idempotent writes by record id
+        CopyOnWriteArrayList<Integer> saves = new CopyOnWriteArrayList<>();
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        int failAt = 10 * ThreadLocalRandom.current().nextInt(5, 95);   // the batch starting at this offset fails
+
+        Throwable firstRun = runEtl(store, sink, saves, records, batchSize, offset -> {
+            if (offset == failAt && failOnce.getAndSet(false)) {
+                throw new IllegalStateException("database C failed at offset " + offset);
+            }
+        });
+        assertThat(firstRun).isInstanceOf(PipelineException.class).hasRootCauseMessage("database C failed at offset " + failAt);
+        assertThat(store.load()).as("the last batch whose every stage succeeded").hasValue(failAt);
+        assertThat(saves).as("saves in batch order, none skipped").isEqualTo(range(batchSize, failAt, batchSize));
+        for (int r = 0; r < failAt; r++) {
+            assertThat(sink).containsKey(r);
+        }
+
+        Throwable secondRun = runEtl(store, sink, saves, records, batchSize, offset -> { });
+        assertThat(secondRun).isNull();
+        assertThat(store.load()).hasValue(records);
+        assertThat(sink).hasSize(records);
+        assertThat(sink.values()).allSatisfy(v -> assertThat(v).isEqualTo(1)); // every record transformed once per write
+        assertThat(saves).isEqualTo(range(batchSize, records, batchSize));
+    }
+
+    interface Load {
+        void check(int offset) throws Exception;
+    }
+
+    private Throwable runEtl(Checkpoint<Integer> store, Map<Integer, Integer> sink, List<Integer> saves,
+            int records, int batchSize, Load load) throws Exception {
+        Pipeline etl = pipeline(4, 8, 2, 1);
+        int offset = store.load().orElse(0);
+        while (offset < records) {
+            int from = offset;
+            int to = Math.min(records, offset + batchSize);
+            List<Integer> data = new ArrayList<>();
+            for (int r = from; r < to; r++) {
+                data.add(r);                                              // (1) extract
+            }
+            Map<Integer, Integer> joined = new ConcurrentHashMap<>();
+            boolean ok = etl.submit(
+                    () -> data.forEach(r -> joined.put(r, 0)),            // (2) join
+                    () -> joined.replaceAll((k, v) -> v + 1),             // (3) transform
+                    () -> {                                               // (4) load, overwriting by id
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(2));
+                        load.check(from);
+                        sink.putAll(joined);
+                    },
+                    () -> {                                               // (5) checkpoint
+                        store.save(to);
+                        saves.add(to);
+                    });
+            if (!ok) {
+                break;
+            }
+            offset = to;
+        }
+        try {
+            etl.await();
+            return null;
+        } catch (PipelineException e) {
+            return e;
+        } finally {
+            etl.close();
+        }
+    }
+
+    private static List<Integer> range(int from, int toInclusive, int step) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = from; i <= toInclusive; i += step) {
+            out.add(i);
+        }
+        return out;
+    }
+
+    @Test
+    void await_reportsTheFirstFailureInBatchOrder_notInTime() throws Exception {
+        Pipeline p = pipeline(2, 2);
+        CountDownLatch laterFailed = new CountDownLatch(1);
+        p.submit(() -> { }, () -> {
+            Latches.pass(laterFailed);
+            throw new IllegalStateException("batch 1");
+        });
+        p.submit(() -> {
+            try {
+                throw new IllegalStateException("batch 2");
+            } finally {
+                laterFailed.countDown();
+            }
+        }, () -> { });
+        assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.batch()).isEqualTo(1);
+            assertThat(e.stage()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void interruptingTheSubmitter_stopsThePipelineAtThatBatch_earlierBatchesRunToTheEnd() throws Exception {
+        Pipeline p = pipeline(1, 1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicInteger completedSteps = new AtomicInteger();
+        p.submit(() -> Latches.pass(releaseFirst), completedSteps::incrementAndGet);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread submitter = new Thread(() -> {
+            try {
+                p.submit(completedSteps::incrementAndGet, completedSteps::incrementAndGet);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        submitter.start();
+        await().atMost(WAIT).until(() -> p.stats().stages().get(0).waiting() == 1);
+        submitter.interrupt();
+        submitter.join(5000);
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+
+        releaseFirst.countDown();
+        p.await();                                                  // no failure to report
+        assertThat(completedSteps.get()).isEqualTo(1);              // batch 1 ran to the end
+        assertThat(p.submit(() -> { }, () -> { })).isFalse();
+        assertThat(p.isStopped()).isTrue();
+        assertThat(p.stats()).satisfies(s -> {
+            assertThat(s.completed()).isEqualTo(1);
+            assertThat(s.stopped()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void close_admitsNoMoreBatches_letsSubmittedOnesFinish_andWaits() throws Exception {
+        Pipeline p = pipeline(3, 1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger saved = new AtomicInteger();
+        for (int i = 0; i < 3; i++) {
+            p.submit(() -> Latches.pass(release), saved::incrementAndGet);
+        }
+        Thread closer = new Thread(p::close);
+        closer.start();
+        await().atMost(WAIT).until(p::isStopped);
+        assertThat(p.submit(() -> { }, () -> { })).isFalse();
+        release.countDown();
+        closer.join(5000);
+        assertThat(closer.isAlive()).isFalse();
+        assertThat(saved.get()).isEqualTo(3);
+        assertThat(p.stats().completed()).isEqualTo(3);
+    }
+
+    @Test
+    void cancel_stopsEveryUnfinishedBatchAtItsNextStageBoundary() throws Exception {
+        Pipeline p = pipeline(3, 3);
+        CountDownLatch allInStage1 = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger stage2 = new AtomicInteger();
+        for (int i = 0; i < 3; i++) {
+            p.submit(() -> {
+                allInStage1.countDown();
+                Latches.pass(release);
+            }, stage2::incrementAndGet);
+        }
+        Latches.pass(allInStage1);
+        p.cancel();
+        release.countDown();
+        p.await();
+        assertThat(stage2.get()).isZero();
+        assertThat(p.stats().stopped()).isEqualTo(3);
+        assertThat(p.submit(() -> { }, () -> { })).isFalse();
+    }
+
+    @Test
+    void nullSteps_passTheirStageInTurn() throws Exception {
+        Pipeline p = pipeline(1, 1, 1);
+        AtomicInteger ran = new AtomicInteger();
+        p.submit(null, ran::incrementAndGet, null);
+        p.await();
+        assertThat(ran.get()).isEqualTo(1);
+        assertThat(p.stats().completed()).isEqualTo(1);
+    }
+
+    @Test
+    void stress_concurrentSubmitters_withAFailure_keepOrderLimitsAndCheckpoint() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            int[] limits = {3, 5, 2, 1};
+            Pipeline p = pipeline(limits);
+            int failBatch = ThreadLocalRandom.current().nextInt(20, 120);
+            AtomicInteger checkpoint = new AtomicInteger();
+            CopyOnWriteArrayList<String> checkpointViolations = new CopyOnWriteArrayList<>();
+            Trace trace = new Trace(limits).watch(p);
+            Object submitOrder = new Object();
+            int[] nextId = {0};
+            List<Thread> submitters = new ArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                Thread th = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 60; i++) {
+                            // Batches are numbered in submit order; knowing the number needs the
+                            // numbering and the submit to happen together.
+                            synchronized (submitOrder) {
+                                int n = ++nextId[0];
+                                boolean ok = p.submit(
+                                        trace.step(n, 1, () -> { }),
+                                        trace.step(n, 2, () -> Thread.sleep(ThreadLocalRandom.current().nextInt(2))),
+                                        trace.step(n, 3, () -> {
+                                            if (n == failBatch) {
+                                                throw new IllegalStateException("injected");
+                                            }
+                                        }),
+                                        trace.step(n, 4, () -> {
+                                            if (!checkpoint.compareAndSet(n - 1, n)) {
+                                                checkpointViolations.add("saved " + n + " after " + checkpoint.get());
+                                            }
+                                        }));
+                                if (!ok) {
+                                    return;
+                                }
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                submitters.add(th);
+                th.start();
+            }
+            for (Thread th : submitters) {
+                th.join(30_000);
+                assertThat(th.isAlive()).isFalse();
+            }
+            assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class,
+                    e -> assertThat(e.stage()).isEqualTo(3));
+            assertThat(checkpointViolations).isEmpty();
+            assertThat(checkpoint.get()).isEqualTo(failBatch - 1);
+            assertThat(trace.violations).isEmpty();
+            for (int st = 1; st <= 4; st++) {
+                assertThat(trace.startOrder(st)).as("stage %d order", st).isSorted().doesNotHaveDuplicates();
+            }
+            Pipeline.Stats s = p.stats();
+            assertThat(s.completed()).isEqualTo(failBatch - 1);
+            assertThat(s.submitted()).isEqualTo(s.completed() + s.failed() + s.stopped());
+            p.close();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.github.workerpool.sample.etl;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the sample's data and ETL job, bound from {@code sample.etl}.
+ */
+@ConfigurationProperties("sample.etl")
+public class EtlProperties {
+
+    /** Number of reviews generated into an empty database. */
+    private int rows = 300_000;
+
+    /** Number of users generated into an empty database. */
+    private int users = 5_000;
+
+    /** Reviews per batch. */
+    private int batchSize = 100;
+
+    /** Batches enriched at once (stage 1: join users). */
+    private int enrichConcurrency = 4;
+
+    /** Batches analysed at once (stage 2: the slow "NLP" call). */
+    private int analyseConcurrency = 8;
+
+    /** Batches loaded at once (stage 3: write results). */
+    private int loadConcurrency = 2;
+
+    /** Simulated latency of the analyse stage, per batch. */
+    private Duration analyseTime = Duration.ofMillis(20);
+
+    /** Whether a job that was running when the app stopped resumes at startup. */
+    private boolean resumeOnStartup = true;
+
+    public int getRows() {
+        return this.rows;
+    }
+
+    public void setRows(int rows) {
+        this.rows = rows;
+    }
+
+    public int getUsers() {
+        return this.users;
+    }
+
+    public void setUsers(int users) {
+        this.users = users;
+    }
+
+    public int getBatchSize() {
+        return this.batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+        this.batchSize = batchSize;
+    }
+
+    public int getEnrichConcurrency() {
+        return this.enrichConcurrency;
+    }
+
+    public void setEnrichConcurrency(int enrichConcurrency) {
+        this.enrichConcurrency = enrichConcurrency;
+    }
+
+    public int getAnalyseConcurrency() {
+        return this.analyseConcurrency;
+    }
+
+    public void setAnalyseConcurrency(int analyseConcurrency) {
+        this.analyseConcurrency = analyseConcurrency;
+    }
+
+    public int getLoadConcurrency() {
+        return this.loadConcurrency;
+    }
+
+    public void setLoadConcurrency(int loadConcurrency) {
+        this.loadConcurrency = loadConcurrency;
+    }
+
+    public Duration getAnalyseTime() {
+        return this.analyseTime;
+    }
+
+    public void setAnalyseTime(Duration analyseTime) {
+        this.analyseTime = analyseTime;
+    }
+
+    public boolean isResumeOnStartup() {
+        return this.resumeOnStartup;
+    }
+
+    public void setResumeOnStartup(boolean resumeOnStartup) {
+        this.resumeOnStartup = resumeOnStartup;
+    }
+}

@@ -1,0 +1,136 @@
+package io.github.workerpool.sample;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.workerpool.sample.etl.EtlJob;
+import io.github.workerpool.sample.etl.NlpService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Kill the app mid-job, start it again on the same H2 file: the job resumes from its checkpoint
+ * and finishes with no batch lost or repeated.
+ *
+ * <p>To stop the first app at a known point without sleeping, its NLP service (an external
+ * service, so a test double is fair) blocks on the chunk holding review {@value #STUCK_ID},
+ * which is in batch 51: the pipeline keeps order, so the checkpoint stops at exactly batch 50.
+ * The test then closes the context, and lets the stuck call return only once shutdown has
+ * cancelled the pipeline.
+ */
+class EtlResumeAfterKillIntegrationTests {
+
+    private static final long STUCK_ID = 5_050;
+
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private final Path data = SampleAppTestSupport.temporaryDirectory("sample-resume-");
+
+    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+    @AfterEach
+    void closeContexts() {
+        this.contexts.forEach(ConfigurableApplicationContext::close);
+    }
+
+    @Test
+    void jobKilledMidway_resumesAtTheNextStart_withNoBatchLostOrRepeated() throws Exception {
+        // First run: gets stuck in batch 51.
+        ConfigurableApplicationContext first = start(StuckNlp.class);
+        TestHttp http = http(first);
+        StuckNlp stuck = first.getBean(StuckNlp.class);
+        assertThat(http.post("/etl/start").status()).isEqualTo(202);
+        assertThat(stuck.reached.await(60, TimeUnit.SECONDS)).as("the job reached review " + STUCK_ID).isTrue();
+        JsonNode frozen = await().atMost(PATIENCE).until(() -> http.get("/etl/progress").json(),
+                (p) -> p.get("batchesDone").asLong() == 50);
+        assertThat(frozen.get("state").asString()).isEqualTo("RUNNING");
+        assertThat(frozen.get("inFlight").asInt()).as("batches after the stuck one are in flight").isGreaterThan(1);
+
+        // Kill: close the context while the job runs; release the stuck call once shutdown cancelled the pipeline.
+        EtlJob job = first.getBean(EtlJob.class);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+        await().atMost(PATIENCE).until(() -> job.state() != EtlJob.State.RUNNING);
+        stuck.release.countDown();
+        closing.get(60, TimeUnit.SECONDS);
+        this.contexts.remove(first);
+
+        JdbcTemplate afterKill = jdbc();
+        assertThat(EtlAudit.of(afterKill).assertConsistent()).as("batches checkpointed at the kill").isEqualTo(50);
+        assertThat(afterKill.queryForObject("SELECT state FROM etl_checkpoint", String.class)).isEqualTo("RUNNING");
+
+        // Second run, same H2 file, the real NLP service: resumes on its own and finishes.
+        ConfigurableApplicationContext second = start();
+        TestHttp http2 = http(second);
+        JsonNode done = await().atMost(PATIENCE).until(() -> http2.get("/etl/progress").json(),
+                (p) -> p.get("state").asString().equals("DONE") || p.get("state").asString().equals("FAILED"));
+        assertThat(done.get("state").asString()).as(done.toString()).isEqualTo("DONE");
+        assertThat(done.get("stages").get(3).get("done").asLong()).as("batches checkpointed by the second run")
+                .isEqualTo(SampleAppTestSupport.ROWS / SampleAppTestSupport.BATCH - 50);
+        EtlAudit.of(second.getBean(JdbcTemplate.class)).assertComplete(SampleAppTestSupport.ROWS, SampleAppTestSupport.BATCH);
+    }
+
+    private ConfigurableApplicationContext start(Class<?>... extra) {
+        List<Class<?>> sources = new ArrayList<>(List.of(SampleApplication.class));
+        sources.addAll(List.of(extra));
+        List<String> properties = new ArrayList<>(List.of(SampleAppTestSupport.FAST));
+        properties.add("sample.data-dir=" + this.data);
+        properties.add("server.port=0");
+        properties.add("server.address=127.0.0.1");
+        properties.add("sample.security.ops.password=" + SampleAppTestSupport.OPS_PASSWORD);
+        // As command-line arguments: they win over application.yml (builder properties would not).
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+                .run(properties.stream().map((p) -> "--" + p).toArray(String[]::new));
+        this.contexts.add(context);
+        return context;
+    }
+
+    private JdbcTemplate jdbc() {
+        // Between the two runs no app is up: read the H2 file directly.
+        return new JdbcTemplate(new DriverManagerDataSource("jdbc:h2:file:" + this.data + "/sample", "sa", ""));
+    }
+
+    private static TestHttp http(ConfigurableApplicationContext context) {
+        return new TestHttp(((WebServerApplicationContext) context).getWebServer().getPort());
+    }
+
+    /**
+     * The NLP service, stuck on the chunk holding review {@value #STUCK_ID} until released. Not a
+     * {@code @Configuration}: the app's component scan would find it; it is given as a source.
+     */
+    static class StuckNlp {
+
+        final CountDownLatch reached = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Bean
+        @Primary
+        NlpService stuckNlpService() {
+            NlpService real = new NlpService.Simulated(Duration.ofMillis(1));
+            return (rows) -> {
+                if (rows.stream().anyMatch((row) -> row.id() == STUCK_ID)) {
+                    this.reached.countDown();
+                    this.release.await();
+                }
+                real.analyse(rows);
+            };
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.github.workerpool.sample;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample app over real HTTP: load endpoints move the pools' counts, the pools endpoint's
+ * writes are guarded, and the ETL job runs to the end with its rows and checkpoint agreeing.
+ */
+class SampleApplicationIntegrationTests extends SampleAppTestSupport {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    @Autowired
+    private JdbcTemplate jdbc;
+
+    // ------------------------------------------------------------------ pools and load
+
+    @Test
+    void poolsEndpointListsEveryConfiguredPoolWithoutLogin() {
+        TestHttp.Response response = http().get("/actuator/pools");
+        assertThat(response.status()).isEqualTo(200);
+        Set<String> names = new TreeSet<>(response.json().get("pools").propertyNames());
+        assertThat(names).contains("mail", "crawler", "etl", "reports");
+        JsonNode mail = response.json().get("pools").get("mail");
+        assertThat(mail.get("queueCapacity").asInt()).isEqualTo(40);
+        assertThat(mail.get("config").get("maxBlockingTasks").asInt()).isEqualTo(4);
+        assertThat(response.json().get("pools").get("crawler").get("config").get("nonblocking").asBoolean()).isTrue();
+        assertThat(response.json().get("pools").get("crawler").get("config").get("virtualThreads").asBoolean())
+                .isEqualTo(Runtime.version().feature() >= 21);
+    }
+
+    @Test
+    void mailLoadEndpoint_submitsEveryCallToTheMailPool_andTheAcceptedOnesComplete() {
+        TestHttp http = http();
+        JsonNode before = http.pool("mail");
+        TestHttp.Response started = http.post("/demo/mail?count=120&callers=8");
+        assertThat(started.status()).isEqualTo(202);
+        int run = started.json().get("id").asInt();
+
+        JsonNode seen = await().atMost(PATIENCE).until(() -> run(http, run),
+                (r) -> r.get("accepted").asInt() + r.get("rejected").asInt() + r.get("failed").asInt() == 120);
+        int accepted = seen.get("accepted").asInt();
+        assertThat(seen.get("failed").asInt()).isZero();
+        await().atMost(PATIENCE).untilAsserted(() -> {
+            JsonNode after = http.pool("mail");
+            assertThat(delta(after, before, "submitted")).isEqualTo(120);
+            assertThat(delta(after, before, "rejected")).isEqualTo(seen.get("rejected").asLong());
+            assertThat(delta(after, before, "completed")).isEqualTo(accepted);
+            assertThat(after.get("running").asInt() + after.get("queued").asInt()).isZero();
+        });
+    }
+
+    @Test
+    void plainAsyncAndQualifiedTaskExecutor_runOnTheDefaultPool() {
+        TestHttp http = http();
+        JsonNode before = http.pool("reports");
+        JsonNode mailBefore = http.pool("mail");
+        assertThat(http.post("/demo/reports?count=30").status()).isEqualTo(202);
+        assertThat(http.post("/demo/export?count=20").status()).isEqualTo(202);
+        await().atMost(PATIENCE).untilAsserted(() -> {
+            JsonNode after = http.pool("reports");
+            assertThat(delta(after, before, "submitted")).isEqualTo(50);
+            assertThat(delta(after, before, "completed")).isEqualTo(50);
+        });
+        assertThat(delta(http.pool("mail"), mailBefore, "submitted")).isZero();
+    }
+
+    @Test
+    void crawl_fansOutOnTheCrawlerPool() {
+        TestHttp http = http();
+        JsonNode before = http.pool("crawler");
+        TestHttp.Response response = http.post("/demo/crawl?pages=100");
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.json().get("succeeded").asInt()).isEqualTo(100);
+        assertThat(response.json().get("sample").asString()).contains("crawler-");
+        assertThat(delta(http.pool("crawler"), before, "submitted")).isEqualTo(100);
+    }
+
+    @Test
+    void crawl_whenAPageFails_stopsTheGroupAndReportsTheFailure() {
+        TestHttp.Response response = http().post("/demo/crawl?pages=200&failAt=30");
+        assertThat(response.status()).isEqualTo(200);
+        JsonNode report = response.json();
+        assertThat(report.get("error").asString()).contains("/page/30").contains("503");
+        assertThat(report.get("failed").asInt()).isGreaterThanOrEqualTo(1);
+        assertThat(report.get("succeeded").asInt()).isLessThan(200);
+        assertThat(report.get("succeeded").asInt() + report.get("failed").asInt() + report.get("cancelled").asInt())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void thumbnails_runOnTheFunctionPool() {
+        TestHttp http = http();
+        long before = http.get("/demo/thumbnails").json().get("completed").asLong();
+        TestHttp.Response response = http.post("/demo/thumbnails?count=200");
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.json().get("accepted").asInt()).isEqualTo(200);
+        await().atMost(PATIENCE).untilAsserted(() ->
+                assertThat(http.get("/demo/thumbnails").json().get("completed").asLong() - before).isEqualTo(200));
+    }
+
+    @Test
+    void loadEndpoint_withBadCount_is400() {
+        TestHttp.Response response = http().post("/demo/mail?count=0");
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(response.body()).contains("count must be between 1 and");
+    }
+
+    // ------------------------------------------------------------------ security of the pools endpoint
+
+    @Test
+    void tune_withoutLogin_is401_andChangesNothing() {
+        TestHttp http = http();
+        int capacity = http.pool("crawler").get("capacity").asInt();
+        assertThat(http.post("/actuator/pools/crawler/tune", "{\"capacity\": 7}", null, null).status()).isEqualTo(401);
+        assertThat(http.post("/actuator/pools/crawler/tune", "{\"capacity\": 7}", "ops", "wrong").status()).isEqualTo(401);
+        assertThat(http.pool("crawler").get("capacity").asInt()).isEqualTo(capacity);
+    }
+
+    @Test
+    void tune_asUserWithoutOpsRole_is403() {
+        TestHttp.Response response = http().post("/actuator/pools/crawler/tune", "{\"capacity\": 7}", "viewer",
+                VIEWER_PASSWORD);
+        assertThat(response.status()).isEqualTo(403);
+    }
+
+    @Test
+    void tune_asOps_changesTheCapacityAndAnswersThePool() {
+        TestHttp http = http();
+        int capacity = http.pool("crawler").get("capacity").asInt();
+        try {
+            TestHttp.Response response = http.post("/actuator/pools/crawler/tune", "{\"capacity\": " + (capacity + 11) + "}",
+                    "ops", OPS_PASSWORD);
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.json().get("name").asString()).isEqualTo("crawler");
+            assertThat(response.json().get("capacity").asInt()).isEqualTo(capacity + 11);
+            assertThat(http.pool("crawler").get("capacity").asInt()).isEqualTo(capacity + 11);
+        }
+        finally {
+            http.post("/actuator/pools/crawler/tune", "{\"capacity\": " + capacity + "}", "ops", OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void tune_asOps_withBadCapacity_is400WithAMessage() {
+        TestHttp http = http();
+        for (String body : List.of("{\"capacity\": 0}", "{\"capacity\": -5}", "{\"capacity\": \"lots\"}", "{}")) {
+            TestHttp.Response response = http.post("/actuator/pools/crawler/tune", body, "ops", OPS_PASSWORD);
+            assertThat(response.status()).as(body).isEqualTo(400);
+            assertThat(response.body()).as(body).contains("capacity");
+        }
+        assertThat(http.post("/actuator/pools/nosuchpool/tune", "{\"capacity\": 5}", "ops", OPS_PASSWORD).status())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void purge_needsOpsRole_andWorksWithoutBody() {
+        TestHttp http = http();
+        assertThat(http.post("/actuator/pools/mail/purge").status()).isEqualTo(401);
+        assertThat(http.post("/actuator/pools/mail/purge", null, "viewer", VIEWER_PASSWORD).status()).isEqualTo(403);
+        TestHttp.Response response = http.post("/actuator/pools/mail/purge", null, "ops", OPS_PASSWORD);
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.json().get("name").asString()).isEqualTo("mail");
+        assertThat(response.json().get("purged").asInt()).isGreaterThanOrEqualTo(0);
+        assertThat(response.json().get("pool").get("idle").asInt()).isZero();
+    }
+
+    @Test
+    void actuatorReadsAreOpen_andEverythingElseNeedsOps() {
+        TestHttp http = http();
+        assertThat(http.get("/actuator/health").status()).isEqualTo(200);
+        assertThat(http.get("/actuator/metrics").status()).isEqualTo(200);
+        assertThat(http.get("/actuator/metrics/executor.active").status()).isEqualTo(200);
+        TestHttp.Response prometheus = http.get("/actuator/prometheus");
+        assertThat(prometheus.status()).isEqualTo(200);
+        assertThat(prometheus.body()).contains("executor_pool_max_threads{name=\"mail\"");
+        assertThat(http.get("/actuator/env").status()).isEqualTo(401);
+        assertThat(http.get("/dashboard").status()).isEqualTo(200);
+        assertThat(http.get("/").body()).contains("workerpool");
+    }
+
+    // ------------------------------------------------------------------ ETL
+
+    @Test
+    void etlJob_runsToTheEnd_withRowsAndCheckpointAgreeing() {
+        TestHttp http = http();
+        TestHttp.Response started = http.post("/etl/start?restart=true");
+        assertThat(started.status()).as(started.toString()).isEqualTo(202);
+        JsonNode done = await().atMost(PATIENCE).until(() -> http.get("/etl/progress").json(),
+                (p) -> !p.get("state").asString().equals("RUNNING"));
+        assertThat(done.get("state").asString()).as(done.toString()).isEqualTo("DONE");
+        assertThat(done.get("rowsDone").asLong()).isEqualTo(ROWS);
+        assertThat(done.get("batchesDone").asLong()).isEqualTo(ROWS / BATCH);
+        for (JsonNode stage : done.get("stages")) {
+            assertThat(stage.get("done").asLong()).as(stage.toString()).isEqualTo(ROWS / BATCH);
+        }
+        EtlAudit.of(this.jdbc).assertComplete(ROWS, BATCH);
+        assertThat(http.post("/etl/start").status()).as("start when done").isEqualTo(409);
+    }
+
+    private static JsonNode run(TestHttp http, int id) {
+        for (JsonNode run : http.get("/demo/runs").json()) {
+            if (run.get("id").asInt() == id) {
+                return run;
+            }
+        }
+        throw new AssertionError("no load run " + id);
+    }
+
+    private static long delta(JsonNode after, JsonNode before, String field) {
+        return after.get(field).asLong() - before.get(field).asLong();
+    }
+}
