@@ -100,24 +100,6 @@ final class Worker implements Runnable {
         }
     }
 
-    /**
-     * Waits until handed something: yielding until {@code yieldUntil} (System.nanoTime), so that
-     * a hand-off soon after going idle costs the giver no unpark, then parking.
-     */
-    Object awaitSlot(long yieldUntil) {
-        for (;;) {
-            Object o = slot;
-            if (o != null) {
-                slot = null;
-                return o;
-            }
-            if (System.nanoTime() - yieldUntil >= 0) {
-                return awaitSlot();
-            }
-            Thread.yield();
-        }
-    }
-
     /** Waits, parking, until handed something. */
     Object awaitSlot() {
         for (;;) {

@@ -86,7 +86,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *      never yield: measured on a 2-core machine shared with other builds, a yielding thread
      *      can stay off its CPU for a whole time slice (ms), holding back the very hand-off it
      *      waits for, while a parked thread is woken with priority. After the spin the worker
-     *      goes idle and parks (in a queue pool it yields until spinNanos first; see awaitWork).
+     *      goes idle and parks.
      *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
      *      `lock`; unparked. If some worker is busy, the caller first spins up to
      *      HANDOFF_SPIN_NANOS for it to become the spinner (also when every worker is busy,
@@ -904,7 +904,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
-        long idleStart = System.nanoTime();
         if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
             if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING)
                     && spinner.compareAndSet(w, null)) {
@@ -948,12 +947,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 lock.unlock();
             }
         }
-        // In a queue pool, an idle worker yields (gives its core away) for the rest of spinNanos
-        // before it parks, so the wake that a newly non-empty queue sends it costs no unpark:
-        // measured 2-5x the tiny-task throughput at n = 2 and under contention. Not in hand-off
-        // pools, where it measured a worse p99 latency (a yielding worker can miss its hand-off
-        // for a time slice on a loaded machine).
-        return queue != null && spinNanos > 0 ? w.awaitSlot(idleStart + spinNanos) : w.awaitSlot();
+        return w.awaitSlot();
     }
 
     private void workerExited(Worker w) {
