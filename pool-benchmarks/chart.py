@@ -43,12 +43,12 @@ def secondary(r, name):
 
 
 def fmt(x, digits=3):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if not isinstance(x, (int, float)) or math.isnan(x):
         return "-"
     if abs(x) >= 1e6:
         return f"{x / 1e6:.2f}M"
     if abs(x) >= 1e4:
-        return f"{x / 1e3:.0f}k"
+        return f"{x:,.0f}"
     return f"{x:.{digits}g}"
 
 

@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class AntsBenchmark {
 
     @Param({"WorkerPool-handoff", "WorkerPool-virtual-handoff", "TPE-LBQ", "TPE-sync-blockingput",
-            "VT-semaphore", "VT-unbounded"})
+            "VT-semaphore", "VT-unbounded", "FunctionPool"})
     public String peer;
 
     @Param({"1000000"})

@@ -28,8 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ContentionBenchmark {
 
-    // TODO(MultiPool): add "MultiPool" (k pools of n / k workers, round-robin) once it lands in pool-core.
-    @Param({"WorkerPool-queue", "WorkerPool-handoff", "TPE-LBQ", "TPE-sync-blockingput", "FJP"})
+    @Param({"WorkerPool-queue", "WorkerPool-handoff", "TPE-LBQ", "TPE-sync-blockingput", "FJP", "MultiPool"})
     public String peer;
 
     @Param({"16"})

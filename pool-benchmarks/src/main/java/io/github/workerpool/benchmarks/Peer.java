@@ -1,5 +1,7 @@
 package io.github.workerpool.benchmarks;
 
+import io.github.workerpool.FunctionPool;
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.WorkerPool;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -205,12 +207,36 @@ public enum Peer {
             };
         }
     },
-    // TODO(MultiPool): add MULTIPOOL("MultiPool") once pool-core's MultiPool lands (another helper is
-    //  writing it): MultiPool.builder().size(k).capacityPerPool(n / k)... wrapped with Target.of(...), and
-    //  add it to ContentionBenchmark's and TinyTaskBenchmark's @Param lists.
-    // TODO(FunctionPool): add FUNCTIONPOOL("FunctionPool") once FunctionPool lands: a pool bound to one
-    //  function, invoked as pool.invoke(arg); the Target passes the Runnable as the argument of a function
-    //  that runs it (so the comparison stays task-for-task), for TinyTaskBenchmark and AntsBenchmark.
+    /**
+     * MultiPool: two WorkerPools (one per core here) in queue mode, n / 2 workers each, tasks
+     * dealt round-robin; ants' answer to contention on one pool.
+     */
+    MULTIPOOL("MultiPool") {
+        @Override
+        Target create(int n) {
+            return Target.of(MultiPool.of(2, WorkerPool.builder().name("bench").capacity(Math.max(1, n / 2))
+                    .queueCapacity(Integer.MAX_VALUE), MultiPool.LoadBalancing.ROUND_ROBIN));
+        }
+    },
+    /** FunctionPool bound to {@code Runnable::run} in queue mode: the task is the function's argument. */
+    FUNCTIONPOOL("FunctionPool") {
+        @Override
+        Target create(int n) {
+            FunctionPool<Runnable> pool = FunctionPool.of(
+                    WorkerPool.builder().name("bench").capacity(n).queueCapacity(Integer.MAX_VALUE), Runnable::run);
+            return new Target() {
+                @Override
+                public void submit(Runnable task) {
+                    pool.invoke(task);
+                }
+
+                @Override
+                public void close() {
+                    pool.close();
+                }
+            };
+        }
+    },
     ;
 
     private final String label;

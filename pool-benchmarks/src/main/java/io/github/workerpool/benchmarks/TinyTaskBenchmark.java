@@ -34,7 +34,7 @@ public class TinyTaskBenchmark {
 
     @Param({"WorkerPool-queue", "WorkerPool-handoff", "WorkerPool-virtual-queue", "WorkerPool-virtual-handoff",
             "TPE-LBQ", "TPE-sync-blockingput", "TPE-sync-callerruns", "Spring-TPTE", "FJP-common", "FJP",
-            "VT-unbounded", "VT-semaphore", "Reactor-boundedElastic"})
+            "VT-unbounded", "VT-semaphore", "Reactor-boundedElastic", "MultiPool", "FunctionPool"})
     public String peer;
 
     @Param({"2", "256"})
