@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * near its starting level. Prints its figures.
  *
  * <p>The normal build runs a short version; the full one is
- * {@code ./mvnw -pl pool-core test -Dtest=SoakTest -Dsoak.tasks=10000000}.
+ * {@code ./mvnw -pl pool-core test -Dtest=SoakTest -Dsoak.tasks=10000000}; add
+ * {@code -Dsoak.only=MultiPool} (part of a label) to soak one pool type.
  */
 class SoakTest {
 
@@ -126,7 +127,8 @@ class SoakTest {
                         Runnable::run))),
                 Arguments.of("MultiPool", (Supplier<Target>) () -> of(MultiPool.of(3,
                         WorkerPool.builder().name("soak-multi").capacity(2).queueCapacity(8).panicHandler(t -> { }),
-                        MultiPool.LoadBalancing.LEAST_TASKS))));
+                        MultiPool.LoadBalancing.LEAST_TASKS))))
+                .filter(a -> ((String) a.get()[0]).contains(System.getProperty("soak.only", "")));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -22,7 +22,20 @@ public class PoolConfigurationException extends RuntimeException {
      * @param action how to fix it
      */
     public PoolConfigurationException(String property, Object value, String reason, String action) {
-        super("Invalid value '" + value + "' for property '" + property + "': " + reason);
+        this(property, value, reason, action, null);
+    }
+
+    /**
+     * Creates an exception for one bad property, with the failure that revealed it.
+     * @param property the full property name, such as {@code pools.instances.mail.capacity}
+     * @param value the bad value (may be null when a required property is missing)
+     * @param reason what is wrong with it
+     * @param action how to fix it
+     * @param cause the failure that revealed it, such as a binding failure; may be null
+     */
+    public PoolConfigurationException(String property, Object value, String reason, String action, Throwable cause) {
+        super(((value != null) ? "Invalid value '" + value + "'" : "Missing value") + " for property '" + property
+                + "': " + reason, cause);
         this.property = property;
         this.value = value;
         this.action = action;

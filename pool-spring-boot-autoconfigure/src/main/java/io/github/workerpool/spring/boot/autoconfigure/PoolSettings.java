@@ -1,8 +1,11 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 import io.github.workerpool.WorkerPool;
 
@@ -13,6 +16,27 @@ import io.github.workerpool.WorkerPool;
 final class PoolSettings {
 
     static final Duration DEFAULT_AWAIT_TERMINATION_PERIOD = Duration.ofSeconds(30);
+
+    /** How to fix each option of a pool, by its name under {@code pools.defaults}. */
+    static final Map<String, String> FIXES;
+
+    static {
+        Map<String, String> fixes = new LinkedHashMap<>();
+        fixes.put("capacity", "set it to a number >= 1, or -1 for an unbounded pool");
+        fixes.put("expiry", "set it to a positive duration such as 60s; to keep idle workers forever set disable-purge: true");
+        fixes.put("disable-purge", "set true or false");
+        fixes.put("pre-alloc", "set true or false");
+        fixes.put("queue-capacity", "set it to 0 (hand tasks straight to workers) or more");
+        fixes.put("nonblocking", "set true or false");
+        fixes.put("max-blocking-tasks", "set it to 0 (no limit) or more");
+        fixes.put("blocking-timeout", "set it to a duration of 0 or more, or leave it out to wait as long as it takes");
+        fixes.put("virtual-threads", "set true or false");
+        fixes.put("shutdown.await-termination-period", "set it to a duration of 0 or more, such as 30s");
+        FIXES = Map.copyOf(fixes);
+    }
+
+    /** A pool name that can stand in a property name without brackets. */
+    private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
     private final String name;
 
@@ -50,36 +74,73 @@ final class PoolSettings {
                     "Set " + property("capacity") + " (or pools.defaults.capacity) to a number >= 1, "
                             + "or -1 for an unbounded pool.");
         }
-        apply("capacity", PoolsProperties.Pool::getCapacity, builder::capacity,
-                "set it to a number >= 1, or -1 for an unbounded pool");
-        apply("expiry", PoolsProperties.Pool::getExpiry, builder::expiry,
-                "set it to a positive duration such as 60s; to keep idle workers forever set disable-purge: true");
-        apply("disable-purge", PoolsProperties.Pool::getDisablePurge, builder::disablePurge, "set true or false");
-        apply("queue-capacity", PoolsProperties.Pool::getQueueCapacity, builder::queueCapacity,
-                "set it to 0 (hand tasks straight to workers) or more");
-        apply("nonblocking", PoolsProperties.Pool::getNonblocking, builder::nonblocking, "set true or false");
-        apply("max-blocking-tasks", PoolsProperties.Pool::getMaxBlockingTasks, builder::maxBlockingTasks,
-                "set it to 0 (no limit) or more");
-        apply("blocking-timeout", PoolsProperties.Pool::getBlockingTimeout, builder::blockingTimeout,
-                "set it to a duration of 0 or more, or leave it out to wait as long as it takes");
+        options(builder);
         Boolean preAlloc = value(PoolsProperties.Pool::getPreAlloc);
         if (Boolean.TRUE.equals(preAlloc) && capacity < 0) {
-            throw new PoolConfigurationException(source("pre-alloc", PoolsProperties.Pool::getPreAlloc), true,
-                    "pre-alloc needs a bounded capacity, but " + property("capacity") + " is -1",
-                    "Set " + property("capacity") + " to a number >= 1, or set " + property("pre-alloc")
-                            + " to false.");
+            String capacitySource = source("capacity", PoolsProperties.Pool::getCapacity);
+            String preAllocSource = source("pre-alloc", PoolsProperties.Pool::getPreAlloc);
+            throw new PoolConfigurationException(preAllocSource, true,
+                    "pre-alloc needs a bounded capacity, but " + capacitySource + " is -1",
+                    "Set " + capacitySource + " to a number >= 1, or set " + preAllocSource + " to false.");
         }
-        apply("pre-alloc", PoolsProperties.Pool::getPreAlloc, builder::preAlloc, "set true or false");
+        if (Boolean.TRUE.equals(preAlloc) && !ringFits(capacity)) {
+            String capacitySource = source("capacity", PoolsProperties.Pool::getCapacity);
+            String preAllocSource = source("pre-alloc", PoolsProperties.Pool::getPreAlloc);
+            throw new PoolConfigurationException(capacitySource, capacity,
+                    "pre-alloc reserves an idle-worker slot for each unit of capacity up front, about "
+                            + (ringBytes(capacity) >> 20) + " MB here, more than half of this JVM's maximum heap ("
+                            + (Runtime.getRuntime().maxMemory() >> 20) + " MB)",
+                    "Lower " + capacitySource + ", or set " + preAllocSource
+                            + " to false (workers are then still started only on demand).");
+        }
         Boolean virtualThreads = value(PoolsProperties.Pool::getVirtualThreads);
         if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
-            throw new PoolConfigurationException(source("virtual-threads", PoolsProperties.Pool::getVirtualThreads), true,
+            String source = source("virtual-threads", PoolsProperties.Pool::getVirtualThreads);
+            throw new PoolConfigurationException(source, true,
                     "virtual threads need Java 21 or later, but this JVM is Java " + Runtime.version().feature(),
-                    "Run the application on Java 21 or later, or set " + property("virtual-threads") + " to false.");
+                    "Run the application on Java 21 or later, or set " + source + " to false.");
         }
-        apply("virtual-threads", PoolsProperties.Pool::getVirtualThreads, builder::virtualThreads,
-                "set true or false");
         awaitTerminationPeriod();
         return builder;
+    }
+
+    /**
+     * Whether a pre-allocated idle-worker ring of this capacity can be allocated without taking
+     * more than half the heap: the pool would otherwise fail with an OutOfMemoryError when its bean
+     * is made (or, beyond the largest array a JVM allows, with "Requested array size exceeds VM
+     * limit"), a report that names no property.
+     */
+    private static boolean ringFits(int capacity) {
+        return capacity <= Integer.MAX_VALUE - 8 && ringBytes(capacity) <= Runtime.getRuntime().maxMemory() / 2;
+    }
+
+    /** The ring's size, counting 8 bytes a slot (an uncompressed reference) to be safe. */
+    private static long ringBytes(int capacity) {
+        return 8L * capacity;
+    }
+
+    /**
+     * Checks each option of {@code pools.defaults} on its own, so that a bad default fails startup
+     * even when every pool sets that option itself (or there is no pool yet).
+     * @throws PoolConfigurationException if a default is invalid
+     */
+    static void checkDefaults(PoolsProperties.Pool defaults) {
+        PoolSettings settings = new PoolSettings(null, null, defaults);
+        settings.options(WorkerPool.builder());
+        settings.awaitTerminationPeriod();
+    }
+
+    /** Applies every single-valued option; combinations are checked by the caller. */
+    private void options(WorkerPool.Builder builder) {
+        apply("capacity", PoolsProperties.Pool::getCapacity, builder::capacity);
+        apply("expiry", PoolsProperties.Pool::getExpiry, builder::expiry);
+        apply("disable-purge", PoolsProperties.Pool::getDisablePurge, builder::disablePurge);
+        apply("pre-alloc", PoolsProperties.Pool::getPreAlloc, builder::preAlloc);
+        apply("queue-capacity", PoolsProperties.Pool::getQueueCapacity, builder::queueCapacity);
+        apply("nonblocking", PoolsProperties.Pool::getNonblocking, builder::nonblocking);
+        apply("max-blocking-tasks", PoolsProperties.Pool::getMaxBlockingTasks, builder::maxBlockingTasks);
+        apply("blocking-timeout", PoolsProperties.Pool::getBlockingTimeout, builder::blockingTimeout);
+        apply("virtual-threads", PoolsProperties.Pool::getVirtualThreads, builder::virtualThreads);
     }
 
     /** How long context close waits for the pool's tasks. */
@@ -92,7 +153,7 @@ final class PoolSettings {
             String property = source("shutdown.await-termination-period",
                     (p) -> p.getShutdown().getAwaitTerminationPeriod());
             throw new PoolConfigurationException(property, period, "the await period must not be negative",
-                    "Set " + property + " to a duration of 0 or more, such as 30s.");
+                    "Update " + property + ": " + FIXES.get("shutdown.await-termination-period") + ".");
         }
         return period;
     }
@@ -104,7 +165,20 @@ final class PoolSettings {
 
     /** The property a value of this pool was read from: its own, or the inherited default. */
     private String property(String option) {
-        return "pools.instances." + this.name + "." + option;
+        return property(this.name, option);
+    }
+
+    /**
+     * The name of a pool's property as a user writes it: {@code pools.defaults.<option>} for a
+     * null pool, else {@code pools.instances.<pool>.<option>}, the pool in brackets when its name
+     * has characters a property name cannot hold ({@code pools.instances.[mail.eu].capacity}).
+     */
+    static String property(String pool, String option) {
+        if (pool == null) {
+            return "pools.defaults." + option;
+        }
+        String key = PLAIN_NAME.matcher(pool).matches() ? pool : "[" + pool + "]";
+        return "pools.instances." + key + "." + option;
     }
 
     private String source(String option, Function<PoolsProperties.Pool, ?> getter) {
@@ -112,8 +186,7 @@ final class PoolSettings {
                 ? "pools.defaults." + option : property(option);
     }
 
-    private <T> void apply(String option, Function<PoolsProperties.Pool, T> getter, Consumer<T> setter,
-            String fix) {
+    private <T> void apply(String option, Function<PoolsProperties.Pool, T> getter, Consumer<T> setter) {
         T value = value(getter);
         if (value == null) {
             return;
@@ -124,7 +197,7 @@ final class PoolSettings {
         catch (IllegalArgumentException | IllegalStateException ex) {
             String property = source(option, getter);
             throw new PoolConfigurationException(property, value, ex.getMessage(),
-                    "Update " + property + ": " + fix + ".");
+                    "Update " + property + ": " + FIXES.get(option) + ".");
         }
     }
 

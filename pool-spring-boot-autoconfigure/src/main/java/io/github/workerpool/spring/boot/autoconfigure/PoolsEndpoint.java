@@ -1,9 +1,11 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import io.github.workerpool.PoolStats;
 import io.github.workerpool.WorkerPool;
@@ -24,6 +26,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  */
 @Endpoint(id = "pools", defaultAccess = Access.READ_ONLY)
 public class PoolsEndpoint {
+
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("[-+]?\\d{1,100}");
+
+    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
+
+    private static final BigInteger MINUS_ONE = BigInteger.valueOf(-1);
 
     private final Supplier<Map<String, WorkerPool>> pools;
 
@@ -93,25 +101,36 @@ public class PoolsEndpoint {
         if (capacity == null) {
             throw badRequest(prefix + "capacity is missing; send {\"capacity\": n} with n >= 1, or -1 for unbounded");
         }
-        long value;
-        if (capacity instanceof Integer || capacity instanceof Long || capacity instanceof Short) {
-            value = ((Number) capacity).longValue();
-        }
-        else if (capacity instanceof String text && text.trim().matches("-?\\d{1,19}")) {
-            try {
-                value = Long.parseLong(text.trim());
-            }
-            catch (NumberFormatException ex) {
-                value = Long.MAX_VALUE;
-            }
-        }
-        else {
+        BigInteger value = wholeNumber(capacity);
+        if (value == null) {
             throw badRequest(prefix + "capacity must be a whole number, but was " + describe(capacity));
         }
-        if (value == 0 || value < -1 || value > Integer.MAX_VALUE) {
+        if (value.compareTo(INT_MAX) > 0) {
+            throw badRequest(prefix + "capacity must be at most 2147483647, or -1 for unbounded, but was " + value);
+        }
+        if (value.signum() == 0 || value.compareTo(MINUS_ONE) < 0) {
             throw badRequest(prefix + "capacity must be at least 1, or -1 for unbounded, but was " + value);
         }
-        return (int) value;
+        return value.intValue();
+    }
+
+    /**
+     * The capacity as a whole number of any size, so that a huge one is reported as too large
+     * rather than as not a number; null if it is no whole number. Over HTTP every value arrives
+     * as text; over JMX it may be a number.
+     */
+    private static @Nullable BigInteger wholeNumber(Object capacity) {
+        if (capacity instanceof Integer || capacity instanceof Long || capacity instanceof Short
+                || capacity instanceof Byte) {
+            return BigInteger.valueOf(((Number) capacity).longValue());
+        }
+        if (capacity instanceof BigInteger big) {
+            return big;
+        }
+        if (capacity instanceof String text && WHOLE_NUMBER.matcher(text.trim()).matches()) {
+            return new BigInteger(text.trim());
+        }
+        return null;
     }
 
     /** A 400 over HTTP; the message is also the reason that Spring's error response shows. */

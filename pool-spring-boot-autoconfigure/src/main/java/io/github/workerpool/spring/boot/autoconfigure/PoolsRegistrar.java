@@ -14,7 +14,6 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
@@ -65,15 +64,14 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        PoolsProperties properties = Binder.get(this.environment)
-            .bind("pools", PoolsProperties.class)
-            .orElseGet(PoolsProperties::new);
+        PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
         if (properties.isPropagateContext()
                 && !ClassUtils.isPresent(CONTEXT_PROPAGATION_CLASS, this.classLoader)) {
             throw new PoolConfigurationException("pools.propagate-context", true,
                     "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
                     "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
         }
+        PoolSettings.checkDefaults(properties.getDefaults());
         List<PoolSettings> pools = new ArrayList<>();
         properties.getInstances().forEach((name, pool) -> {
             PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults());

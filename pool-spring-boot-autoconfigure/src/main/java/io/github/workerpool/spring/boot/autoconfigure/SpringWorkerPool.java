@@ -63,7 +63,7 @@ final class SpringWorkerPool extends WorkerPool implements AsyncTaskExecutor, Di
         boolean interrupted = false;
         boolean terminated;
         try {
-            terminated = awaitTermination(this.awaitTerminationPeriod.toNanos(), TimeUnit.NANOSECONDS);
+            terminated = awaitTermination(saturatedNanos(this.awaitTerminationPeriod), TimeUnit.NANOSECONDS);
         }
         catch (InterruptedException ex) {
             interrupted = true;
@@ -83,6 +83,16 @@ final class SpringWorkerPool extends WorkerPool implements AsyncTaskExecutor, Di
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The period in nanoseconds; a period beyond about 292 years waits as long as it takes. */
+    private static long saturatedNanos(Duration period) {
+        try {
+            return period.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -82,7 +82,8 @@ class PoolsActuatorAutoConfigurationTests {
             assertBadRequest(endpoint, "mail", "tune", 1.5, "whole number");
             assertBadRequest(endpoint, "mail", "tune", 0, "at least 1, or -1");
             assertBadRequest(endpoint, "mail", "tune", -2, "at least 1, or -1");
-            assertBadRequest(endpoint, "mail", "tune", 3_000_000_000L, "at least 1, or -1");
+            assertBadRequest(endpoint, "mail", "tune", 3_000_000_000L, "at most 2147483647");
+            assertBadRequest(endpoint, "mail", "tune", new java.math.BigInteger("99999999999999999999"), "at most 2147483647");
             assertBadRequest(endpoint, "mail", "explode", 3, "Unknown action 'explode'");
             assertBadRequest(endpoint, "fixed", "tune", 3, "preAlloc");
             assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(2);

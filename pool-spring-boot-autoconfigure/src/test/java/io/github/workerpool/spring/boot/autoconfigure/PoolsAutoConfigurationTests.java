@@ -207,6 +207,35 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void contextCloseWaitsWithAnAwaitPeriodBeyondLongNanos(CapturedOutput output) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Boolean> finished = new CompletableFuture<>();
+        // 106752 days is more nanoseconds than a long holds (about 292 years).
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=106752d")
+            .run((context) -> {
+                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                mail.execute(() -> {
+                    started.countDown();
+                    try {
+                        finished.complete(release.await(20, TimeUnit.SECONDS));
+                    }
+                    catch (InterruptedException ex) {
+                        finished.complete(false);
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                Thread releaser = new Thread(() -> {
+                    await().atMost(Duration.ofSeconds(10)).until(mail::isShutdown);
+                    release.countDown();
+                });
+                releaser.start();
+            });
+        assertThat(finished).isCompletedWithValue(true);
+        assertThat(output).doesNotContain("destroy method failed").doesNotContain("ArithmeticException");
+    }
+
+    @Test
     void contextCloseCancelsTasksThatNeverRanAndLogsThem(CapturedOutput output) throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
@@ -256,12 +285,123 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void capacityNotANumberFailsStartupNamingPropertyValueAndFix() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=abc").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).isEqualTo(
+                    "Invalid value 'abc' for property 'pools.instances.mail.capacity': expected a whole number");
+            assertThat(analysis.getAction()).isEqualTo(
+                    "Update pools.instances.mail.capacity: set it to a number >= 1, or -1 for an unbounded pool.");
+        });
+    }
+
+    @Test
+    void capacityBeyondIntFailsStartupSayingItIsOutOfRange() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=99999999999").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("'99999999999'", "pools.instances.mail.capacity",
+                    "outside the range of an int");
+        });
+    }
+
+    @Test
+    void durationAndBooleanOfWrongTypeFailStartupNamingTheProperty() {
+        this.runner.withPropertyValues("pools.defaults.expiry=soon").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("'soon'", "'pools.defaults.expiry'", "expected a duration");
+            assertThat(analysis.getAction()).contains("Update pools.defaults.expiry: set it to a positive duration");
+        });
+        this.runner.withPropertyValues("pools.instances.mail.nonblocking=maybe").run((context) -> assertThat(
+                analyze(context).getDescription()).contains("'maybe'", "'pools.instances.mail.nonblocking'",
+                        "expected true or false"));
+    }
+
+    @Test
+    void valueWhereAGroupOfOptionsBelongsFailsStartup() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail=5")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("'5'", "pools.instances.mail", "group of options");
+                assertThat(analysis.getAction()).contains("pools.instances.mail.capacity");
+            });
+    }
+
+    @Test
+    void poolNameWithDotsIsNamedInBracketsInTheReport() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.instances.[mail.eu].capacity=0")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'pools.instances.[mail.eu].capacity'"));
+    }
+
+    @Test
+    void emptyOptionFailsStartupInsteadOfFallingBackToItsDefault() {
+        this.runner.withPropertyValues("pools.instances.mail.expiry=").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription())
+                .isEqualTo("Invalid value '' for property 'pools.instances.mail.expiry': the value is empty");
+            assertThat(analysis.getAction()).contains("Update pools.instances.mail.expiry: set it to a positive duration",
+                    "or remove it");
+        });
+    }
+
+    @Test
+    void instanceWhoseOnlyOptionIsEmptyFailsStartupInsteadOfVanishing() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=3", "pools.instances.mail.queue-capacity=")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'pools.instances.mail.queue-capacity'", "the value is empty"));
+    }
+
+    @Test
+    void emptyDefaultPoolFailsStartup() {
+        this.runner.withPropertyValues("pools.default-pool= ")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .isEqualTo("Invalid value '' for property 'pools.default-pool': the value is empty"));
+    }
+
+    @Test
+    void poolDeclaredWithoutOptionsTakesThemFromDefaults() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=3", "pools.instances.mail=")
+            .run((context) -> assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(3));
+    }
+
+    @Test
+    void badDefaultFailsStartupEvenWhenEveryPoolOverridesIt() {
+        this.runner.withPropertyValues("pools.defaults.capacity=0").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).startsWith("Invalid value '0' for property 'pools.defaults.capacity'");
+            assertThat(analysis.getAction()).startsWith("Update pools.defaults.capacity:");
+        });
+    }
+
+    @Test
+    void badDefaultFailsStartupWhenThereIsNoPool() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.max-blocking-tasks=-1")
+            .run((context) -> assertThat(analyze(context).getDescription())
+                .contains("'-1'", "'pools.defaults.max-blocking-tasks'"));
+    }
+
+    @Test
+    void preAllocWithUnboundedCapacityBothInheritedNamesTheDefaults() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+            .withPropertyValues("pools.defaults.capacity=-1", "pools.defaults.pre-alloc=true",
+                    "pools.instances.mail.expiry=5s")
+            .run((context) -> assertThat(analyze(context).getAction()).isEqualTo(
+                    "Set pools.defaults.capacity to a number >= 1, or set pools.defaults.pre-alloc to false."));
+    }
+
+    @Test
     void missingCapacityFailsStartup() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.instances.mail.queue-capacity=3")
             .run((context) -> {
                 FailureAnalysis analysis = analyze(context);
-                assertThat(analysis.getDescription()).contains("pools.instances.mail.capacity", "required");
+                assertThat(analysis.getDescription())
+                    .isEqualTo("Missing value for property 'pools.instances.mail.capacity': capacity is required");
                 assertThat(analysis.getAction()).contains("pools.defaults.capacity");
             });
     }
@@ -289,6 +429,18 @@ class PoolsAutoConfigurationTests {
                 FailureAnalysis analysis = analyze(context);
                 assertThat(analysis.getDescription()).contains("pools.instances.mail.pre-alloc", "bounded capacity");
                 assertThat(analysis.getAction()).contains("pools.instances.mail.capacity");
+            });
+    }
+
+    @Test
+    void preAllocWithCapacityTooLargeForTheHeapFailsStartupInsteadOfOutOfMemory() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=2147483647", "pools.instances.mail.pre-alloc=true")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("'2147483647'", "'pools.instances.mail.capacity'",
+                        "pre-alloc reserves");
+                assertThat(analysis.getAction()).contains("Lower pools.instances.mail.capacity",
+                        "set pools.instances.mail.pre-alloc to false");
             });
     }
 

@@ -70,9 +70,12 @@ class PoolsEndpointIntegrationTests {
 
     @Test
     void unknownPoolIsNotFoundAndNeverCreated() throws Exception {
-        assertThat(this.http.get("/actuator/pools/mial").status()).isEqualTo(404);
-        assertThat(this.http.post("/actuator/pools/mial/tune", "{\"capacity\": 5}").status()).isEqualTo(404);
-        assertThat(this.http.post("/actuator/pools/mial/purge", null).status()).isEqualTo(404);
+        for (HttpJson.Response response : new HttpJson.Response[] { this.http.get("/actuator/pools/mial"),
+                this.http.post("/actuator/pools/mial/tune", "{\"capacity\": 5}"),
+                this.http.post("/actuator/pools/mial/purge", null) }) {
+            assertThat(response.status()).isEqualTo(404);
+            assertThat((String) response.json("$.message")).isEqualTo("No pool named 'mial'");
+        }
         Map<String, Object> pools = this.http.get("/actuator/pools").json("$.pools");
         assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
     }
@@ -108,6 +111,9 @@ class PoolsEndpointIntegrationTests {
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 1.5}", "whole number");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 0}", "at least 1, or -1");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": -2}", "at least 1, or -1");
+        // Too large for an int, or even a long: reported as too large, not as "not a number".
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 9999999999}", "at most 2147483647");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 99999999999999999999}", "at most 2147483647");
         assertBadRequest("/actuator/pools/fixed/tune", "{\"capacity\": 5}", "preAlloc");
         assertBadRequest("/actuator/pools/mail/restart", null, "Unknown action 'restart'");
         assertThat(this.mail.capacity()).isEqualTo(4);

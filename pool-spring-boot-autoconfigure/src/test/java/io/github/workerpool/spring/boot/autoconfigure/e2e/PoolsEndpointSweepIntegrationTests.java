@@ -1,0 +1,158 @@
+package io.github.workerpool.spring.boot.autoconfigure.e2e;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bad-input sweep over the {@code pools} endpoint over real HTTP, with write access granted: tune
+ * with missing, wrong-type, huge and negative capacities, unknown actions, unknown pool names
+ * (odd characters, very long), purge with and without a body. Each answer is a 400 or 404 whose
+ * message names the problem, and afterwards every pool's capacity and configuration are as they
+ * were and no pool was created.
+ */
+@SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "server.address=127.0.0.1", "spring.web.error.include-message=always",
+                "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
+                "pools.instances.mail.capacity=4", "pools.instances.mail.queue-capacity=10",
+                "pools.instances.fixed.capacity=2", "pools.instances.fixed.pre-alloc=true" })
+class PoolsEndpointSweepIntegrationTests {
+
+    private static final String LONG_NAME = "x".repeat(2000);
+
+    private static final AtomicInteger tried = new AtomicInteger();
+
+    private static HttpJson http;
+
+    private static Map<String, Object> before;
+
+    @LocalServerPort
+    int port;
+
+    static Stream<Arguments> badRequests() {
+        List<Arguments> cases = new ArrayList<>();
+        String tune = "/actuator/pools/mail/tune";
+        // Missing capacity.
+        cases.add(post(tune, null, 400, "capacity is missing"));
+        cases.add(post(tune, "{}", 400, "capacity is missing"));
+        cases.add(post(tune, "{\"capacity\": null}", 400, "capacity is missing"));
+        cases.add(post(tune, "{\"size\": 5}", 400, "capacity is missing"));
+        // Wrong types.
+        for (String value : new String[] { "\"abc\"", "\"\"", "\"  \"", "\"0x10\"", "\"1.5\"", "\"5 5\"", "true", "false",
+                "1.5", "5.0", "1e30", "-1e30", "1E3" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be a whole number"));
+        }
+        // Actuator reads a body as a map of strings: an object or array is refused before the endpoint.
+        for (String value : new String[] { "{\"n\": 1}", "[5]", "[]" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "JSON parse error"));
+        }
+        for (String body : new String[] { "{capacity", "[5]", "5", "\"abc\"", "{\"capacity\": 5,}" }) {
+            cases.add(post(tune, body, 400, "JSON parse error"));
+        }
+        // Out of range: zero, negative, beyond int, beyond long.
+        for (String value : new String[] { "0", "-2", "-2147483648", "-2147483649", "-9999999999", "\"0\"", "\"-2\"",
+                "\"-99999999999999999999\"" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be at least 1, or -1"));
+        }
+        for (String value : new String[] { "2147483648", "9999999999", "99999999999999999999", "\"9999999999\"",
+                "\"99999999999999999999\"" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be at most 2147483647"));
+        }
+        // A pool that cannot be tuned.
+        cases.add(post("/actuator/pools/fixed/tune", "{\"capacity\": 5}", 400, "preAlloc"));
+        // Unknown actions, with and without a body.
+        for (String action : new String[] { "restart", "TUNE", "Purge", "tune2", "purge.json", "%20" }) {
+            cases.add(post("/actuator/pools/mail/" + action, null, 400, "Unknown action"));
+            cases.add(post("/actuator/pools/mail/" + action, "{\"capacity\": 5}", 400, "Unknown action"));
+        }
+        // Unknown pools: every operation, odd characters, very long names, beans that are no pool.
+        for (String name : new String[] { "mial", "MAIL", "mail.eu", "ma%20il", "m%C3%A4il", "%3Cscript%3E", "null",
+                "_", "applicationTaskExecutor", LONG_NAME }) {
+            cases.add(get("/actuator/pools/" + name, 404, "No pool named"));
+            cases.add(post("/actuator/pools/" + name + "/tune", "{\"capacity\": 5}", 404, "No pool named"));
+            cases.add(post("/actuator/pools/" + name + "/tune", "{\"capacity\": \"abc\"}", 404, "No pool named"));
+            cases.add(post("/actuator/pools/" + name + "/purge", null, 404, "No pool named"));
+            cases.add(post("/actuator/pools/" + name + "/purge", "{}", 404, "No pool named"));
+            cases.add(post("/actuator/pools/" + name + "/restart", null, 404, "No pool named"));
+        }
+        return cases.stream();
+    }
+
+    static Stream<Arguments> goodRequests() {
+        return Stream.of(post("/actuator/pools/mail/purge", null, 200, "\"purged\""),
+                post("/actuator/pools/mail/purge", "{}", 200, "\"purged\""),
+                post("/actuator/pools/mail/purge", "{\"capacity\": 9}", 200, "\"purged\""),
+                post("/actuator/pools/fixed/purge", null, 200, "\"purged\""));
+    }
+
+    @BeforeEach
+    void snapshotOnce() throws Exception {
+        if (http == null) {
+            http = new HttpJson(this.port);
+            before = capacitiesAndConfigs();
+        }
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1} {2}")
+    @MethodSource("badRequests")
+    void badRequestIsRefusedWithMessageAndChangesNothing(String method, String path, String body, int status,
+            String message) throws Exception {
+        tried.incrementAndGet();
+        HttpJson.Response response = method.equals("GET") ? http.get(path) : http.post(path, body);
+        assertThat(response.status()).as("%s %s %s -> %s", method, path, body, response.body()).isEqualTo(status);
+        assertThat((String) response.json("$.message")).as("message").contains(message);
+        assertThat(capacitiesAndConfigs()).isEqualTo(before);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1} {2}")
+    @MethodSource("goodRequests")
+    void purgeWithOrWithoutBodyWorksAndChangesNoConfig(String method, String path, String body, int status,
+            String fragment) throws Exception {
+        tried.incrementAndGet();
+        HttpJson.Response response = http.post(path, body);
+        assertThat(response.status()).as("%s %s -> %s", path, body, response.body()).isEqualTo(status);
+        assertThat(response.body()).contains(fragment);
+        assertThat(capacitiesAndConfigs()).isEqualTo(before);
+    }
+
+    @AfterAll
+    static void report() {
+        http = null;
+        System.out.println("pools endpoint sweep: " + tried.get() + " requests");
+    }
+
+    /** Every pool's capacity and configuration, by name; also proves no pool was added. */
+    private Map<String, Object> capacitiesAndConfigs() throws Exception {
+        HttpJson.Response response = http.get("/actuator/pools");
+        assertThat(response.status()).isEqualTo(200);
+        Map<String, Map<String, Object>> pools = response.json("$.pools");
+        Map<String, Object> state = new LinkedHashMap<>();
+        pools.forEach((name, pool) -> state.put(name, List.of(pool.get("capacity"), pool.get("config"))));
+        assertThat(state).containsOnlyKeys("mail", "fixed");
+        return state;
+    }
+
+    private static Arguments post(String path, String body, int status, String message) {
+        return Arguments.of("POST", path, body, status, message);
+    }
+
+    private static Arguments get(String path, int status, String message) {
+        return Arguments.of("GET", path, null, status, message);
+    }
+
+}
