@@ -142,7 +142,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     static final int STOP = 2;
     static final int TERMINATED = 3;
 
-    /** How long a worker that just went idle spins for the next task before parking, by default. */
+    /**
+     * Default spin budget: the spinner (a worker that just went idle) and a caller waiting for a
+     * worker each spin a fifth of it before parking.
+     */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
