@@ -70,14 +70,23 @@ final class Worker implements Runnable {
         }
     }
 
-    /** Spins up to {@code nanos} for a hand-off; returns it, or null if none came. */
-    Object spinForSlot(long nanos) {
+    /** Slot-like result of {@link #spinForSlot}: the pool's queue has work (nothing was handed off). */
+    static final Object QUEUED = new Object();
+
+    /**
+     * Spins up to {@code nanos} for a hand-off; returns it, {@link #QUEUED} as soon as
+     * {@code queue} (if not null) has work, or null if neither came.
+     */
+    Object spinForSlot(long nanos, java.util.Queue<?> queue) {
         long deadline = 0L;
         for (int i = 1; ; i++) {
             Object o = slot;
             if (o != null) {
                 slot = null;
                 return o;
+            }
+            if (queue != null && (i & 7) == 0 && !queue.isEmpty()) {
+                return QUEUED;
             }
             if ((i & 63) == 0) {
                 long now = System.nanoTime();

@@ -79,24 +79,45 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *                          on reboot(): a new generation; awaitTermination calls of the old
      *                          generation return whether it reached TERMINATED.
      *
-     * Where a task goes (execute):
-     *   1. the spinner: the one worker that just finished and spins for spinNanos before parking
-     *      (Go's scheduler keeps a "spinning M" for the same reason). Claimed with one atomic
-     *      swap; no lock, no unpark. This is the hot path of hand-off pools.
+     * Where a task goes (execute), in a hand-off pool (queueCapacity 0):
+     *   1. the spinner: the one worker that just finished and spins (on its CPU, no yield) for
+     *      spinNanos / 5 (Go's scheduler keeps a "spinning M" for the same reason). Claimed with
+     *      one atomic swap; no lock, no unpark. This is the hot path of hand-off pools. Spin-waits
+     *      never yield: measured on a 2-core machine shared with other builds, a yielding thread
+     *      can stay off its CPU for a whole time slice (ms), holding back the very hand-off it
+     *      waits for, while a parked thread is woken with priority. After the spin the worker
+     *      goes idle and parks.
      *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
-     *      `lock`; unparked.
+     *      `lock`; unparked. If some worker is busy, the caller first spins up to
+     *      HANDOFF_SPIN_NANOS for it to become the spinner (also when every worker is busy,
+     *      before step 5): for tiny tasks that takes well under a microsecond, an unpark and
+     *      wake-up about 30 us, and a Waiter takes the lock on both sides.
      *   3. a new worker, if workerCount < capacity (under `lock`).
-     *   4. the queue, if queued < queueCapacity. Workers poll it without a lock, so in queue
-     *      mode the per-task cost is one queue offer and poll.
+     *   5. (below)
+     * In a queue pool (queueCapacity > 0):
+     *   3. a new worker, if no worker is idle and workerCount < capacity (under `lock`);
+     *   4. the queue, if queued < queueCapacity. Workers poll it without a lock, and the spinner
+     *      watches it, so the per-task cost is one queue offer and poll. An idle worker is woken
+     *      only if no worker would see the task anyway: none is spinning, and the queue was
+     *      empty (queued == 0 before the offer) or no worker is busy. A worker that polls a task
+     *      and sees more queued wakes the next idle one, as LinkedBlockingQueue's take() signals
+     *      the next taker; so a burst wakes workers one after another, not one unpark per task.
+     *      (queued == 0 alone is not enough: queued counts a task between poll() and its
+     *      decrement, so "busy == 0" is the check that keeps a task from being left with every
+     *      worker parked; a busy worker polls when it finishes, an in-between one re-checks.)
+     * Both:
      *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
      *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
      *      frees up serves the first Waiter before anything else, under `lock`.
+     * A caller waiting as a Waiter spins for spinNanos / 5, then parks. Spins are kept short so
+     * that on a 2-core machine a spinner does not starve, for long, the thread it waits for.
      *
      * Races that must not lose a task, and why they don't:
      *   - A task is queued just as the last busy worker goes idle. The producer offers, then
-     *     reads spinner/idleCount; the worker publishes itself (spinner CAS or idle push), then
-     *     reads the queue. All volatile, so one of them sees the other (Dekker); the worker
-     *     withdraws and polls, or the producer wakes it with POLL.
+     *     reads spinner/idleCount/workerCount; the worker publishes itself (spinner CAS or idle
+     *     push), then reads the queue (the spinner keeps reading it while it spins). All
+     *     volatile, so one of them sees the other (Dekker); the worker withdraws and polls, or
+     *     the producer wakes it with POLL.
      *   - The same for a caller that registers as a Waiter while a worker becomes the spinner:
      *     the caller re-checks the spinner after registering, the worker re-checks waitingCount
      *     after publishing.
@@ -121,8 +142,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     static final int STOP = 2;
     static final int TERMINATED = 3;
 
-    /** How long a worker that just went idle spins for the next task before parking, by default. */
+    /**
+     * Default spin budget: the spinner (a worker that just went idle) and a caller waiting for a
+     * worker each spin a fifth of it before parking.
+     */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
+    static final long HANDOFF_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
 
     private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
 
@@ -146,6 +173,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final UnaryOperator<Runnable> taskDecorator;
     private final Consumer<Object> function;                         // non-null for FunctionPool
     private final long spinNanos;
+    private final long spinnerNanos;                                 // spinner's share of spinNanos
     private final LongSupplier clock;
     private final long expiryNanos;
     private final long blockingTimeoutNanos;
@@ -217,6 +245,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.panicHandler = builder.panicHandler != null ? builder.panicHandler : this::logPanic;
         this.taskDecorator = builder.taskDecorator;
         this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
+        this.spinnerNanos = spinNanos / 5;
         this.clock = builder.clock != null ? builder.clock : System::nanoTime;
         this.expiryNanos = saturatedNanos(expiry);
         // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
@@ -301,7 +330,29 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             throw rejectClosed();
         }
         Worker w;
-        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+        if (queue == null && spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return;
+        }
+        if (queue != null) {
+            // Queue mode: no hand-off to the spinner (it watches the queue) and no idle worker
+            // popped per task; see offerToQueue and the notes.
+            int c = capacity;
+            if (idleCount == 0 && (c < 0 || workerCount < c) && addWorker(work)) {
+                return;
+            }
+            if (offerToQueue(work)) {
+                return;
+            }
+            awaitWorker(work);
+            return;
+        }
+        int c = capacity;
+        // A busy worker that finishes becomes the spinner within a microsecond or so for a tiny
+        // task: waiting that long for it beats unparking an idle worker (~30 us), and beats
+        // queueing up as a Waiter (a lock on both sides) when every worker is busy.
+        if (spinNanos > 0 && (idleCount > 0 || (c >= 0 && workerCount >= c)) && busyWorkers() > 0
+                && (w = awaitSpinner()) != null) {
             w.handOff(work);
             return;
         }
@@ -309,14 +360,32 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             w.handOff(work);
             return;
         }
-        int c = capacity;
         if ((c < 0 || workerCount < c) && addWorker(work)) {
             return;
         }
-        if (queue != null && offerToQueue(work)) {
-            return;
-        }
         awaitWorker(work);
+    }
+
+    /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
+    private Worker awaitSpinner() {
+        long deadline = 0L;
+        for (int i = 1; ; i++) {
+            if (spinner.get() != null) {
+                Worker w = spinner.getAndSet(null);
+                if (w != null) {
+                    return w;
+                }
+            }
+            if ((i & 15) == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0L) {
+                    deadline = now + HANDOFF_SPIN_NANOS;
+                } else if (now - deadline >= 0) {
+                    return null;
+                }
+            }
+            Thread.onSpinWait();
+        }
     }
 
     @Override
@@ -431,13 +500,18 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     private boolean offerToQueue(Object task) {
-        for (int q; ; ) {
-            q = queued.get();
-            if (q >= queueCapacity) {
-                return false;
-            }
-            if (queued.compareAndSet(q, q + 1)) {
-                break;
+        int q;
+        if (queueCapacity == Integer.MAX_VALUE) {
+            q = queued.getAndIncrement(); // cannot fill (the heap would run out first): no CAS retry loop
+        } else {
+            for (; ; ) {
+                q = queued.get();
+                if (q >= queueCapacity) {
+                    return false;
+                }
+                if (queued.compareAndSet(q, q + 1)) {
+                    break;
+                }
             }
         }
         queue.offer(task);
@@ -454,10 +528,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
             return true; // a worker took it and runs it
         }
-        if (spinner.get() != null || idleCount > 0 || workerCount == 0) {
+        // Wake an idle worker only if no worker will look at the queue anyway (see the notes):
+        // waking per task would cost an unpark per task.
+        if (workerCount == 0 || (spinner.get() == null && idleCount > 0 && (q == 0 || busyWorkers() == 0))) {
             wakeForQueue();
         }
         return true;
+    }
+
+    /** Workers that are neither idle nor the spinner: running a task, or on their way to the queue. */
+    private int busyWorkers() {
+        return workerCount - idleCount - (spinner.get() != null ? 1 : 0);
     }
 
     /** Makes sure some worker will poll the queue: wakes the spinner or an idle worker, or starts one. */
@@ -562,7 +643,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return;
             }
         }
-        waiter.await(deadline, spinNanos);
+        waiter.await(deadline, spinnerNanos);
     }
 
     private String queueNote() {
@@ -737,9 +818,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             if (queue != null) {
                 Object t = queue.poll();
                 if (t != null) {
-                    queued.decrementAndGet();
+                    int left = queued.decrementAndGet();
                     if (waitingCount > 0) {
                         admitWaiterToQueue();
+                    } else if (left > 0 && spinner.get() == null && idleCount > 0) {
+                        wakeForQueue(); // pass the wake on: more tasks wait and a worker idles
                     }
                     return t;
                 }
@@ -829,7 +912,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                     && spinner.compareAndSet(w, null)) {
                 return Worker.POLL;
             }
-            Object o = w.spinForSlot(spinNanos);
+            Object o = w.spinForSlot(spinnerNanos, queue);
+            if (o == Worker.QUEUED) {
+                if (spinner.compareAndSet(w, null)) {
+                    return Worker.POLL;
+                }
+                o = w.spinForSlot(spinNanos, null); // claimed just now: the hand-off is on its way
+                return o != null ? o : w.awaitSlot();
+            }
             if (o != null) {
                 return o;
             }

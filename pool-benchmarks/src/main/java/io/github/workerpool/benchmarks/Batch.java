@@ -1,0 +1,98 @@
+package io.github.workerpool.benchmarks;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Submits a batch of identical tiny tasks to a {@link Target} from {@code producers} threads (the
+ * calling thread plus producers - 1 helpers) and waits until every task has run. The task object
+ * is allocated once, so allocation measured per task is the executor's own.
+ */
+final class Batch implements AutoCloseable {
+
+    private final Target target;
+    private final int producers;
+    private final long workTokens;
+    private final AtomicInteger remaining = new AtomicInteger();
+    private final Thread[] helpers;
+    private final BlockingQueue<Integer>[] rounds;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile Thread waiter;
+    private final Runnable task;
+
+    @SuppressWarnings("unchecked")
+    Batch(Target target, int producers, long workTokens) {
+        if (producers < 1) {
+            throw new IllegalArgumentException("producers must be at least 1, but was " + producers);
+        }
+        this.target = target;
+        this.producers = producers;
+        this.workTokens = workTokens;
+        this.task = () -> {
+            if (this.workTokens > 0) {
+                Blackhole.consumeCPU(this.workTokens);
+            }
+            if (remaining.decrementAndGet() == 0) {
+                LockSupport.unpark(waiter);
+            }
+        };
+        this.helpers = new Thread[producers - 1];
+        this.rounds = new BlockingQueue[producers - 1];
+        for (int i = 0; i < helpers.length; i++) {
+            BlockingQueue<Integer> round = new ArrayBlockingQueue<>(1);
+            rounds[i] = round;
+            helpers[i] = new Thread(() -> {
+                try {
+                    for (int n; (n = round.take()) >= 0; ) {
+                        submit(n);
+                    }
+                } catch (InterruptedException e) {
+                    // closing
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                    LockSupport.unpark(waiter);
+                }
+            }, "producer-" + (i + 1));
+            helpers[i].setDaemon(true);
+            helpers[i].start();
+        }
+    }
+
+    /** Runs {@code tasks} tasks, split evenly among the producers, and returns once all have run. */
+    void run(int tasks) throws Exception {
+        waiter = Thread.currentThread();
+        remaining.set(tasks);
+        int share = tasks / producers;
+        for (BlockingQueue<Integer> round : rounds) {
+            round.put(share);
+        }
+        submit(tasks - share * helpers.length);
+        while (remaining.get() != 0) {
+            LockSupport.park(this);
+            Throwable t = failure.get();
+            if (t != null) {
+                throw new IllegalStateException("a producer failed", t);
+            }
+        }
+    }
+
+    private void submit(int n) throws Exception {
+        Runnable t = task;
+        Target target = this.target;
+        for (int i = 0; i < n; i++) {
+            target.submit(t);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < helpers.length; i++) {
+            rounds[i].offer(-1);
+            helpers[i].interrupt();
+        }
+    }
+}

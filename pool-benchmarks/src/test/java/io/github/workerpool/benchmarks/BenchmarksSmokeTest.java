@@ -1,0 +1,159 @@
+package io.github.workerpool.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
+import org.openjdk.jmh.annotations.Param;
+
+/**
+ * The quick smoke run by the normal build: every benchmark method, for every peer in its
+ * {@code @Param} list, runs once on tiny sizes and finishes. Asserts that each one runs, never a
+ * timing. Peers that need virtual threads are skipped on Java 17.
+ */
+@Timeout(60)
+class BenchmarksSmokeTest {
+
+    private static List<String> peersOf(Class<?> benchmark) throws NoSuchFieldException {
+        return Arrays.asList(benchmark.getField("peer").getAnnotation(Param.class).value());
+    }
+
+    private static boolean runnable(String peer) {
+        return Peer.of(peer).supported();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> tinyTasks() throws Exception {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String peer : peersOf(TinyTaskBenchmark.class)) {
+            for (int producers : new int[] {1, 2}) {
+                tests.add(dynamicTest(peer + " producers=" + producers, () -> {
+                    assumeTrue(runnable(peer), "needs Java 21+");
+                    TinyTaskBenchmark b = new TinyTaskBenchmark();
+                    b.peer = peer;
+                    b.n = 2;
+                    b.producers = producers;
+                    b.work = 16;
+                    b.batchSize = 200;
+                    b.setUp();
+                    try {
+                        b.tasks();
+                        b.tasks();
+                    } finally {
+                        b.tearDown();
+                    }
+                }));
+            }
+        }
+        return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> contention() throws Exception {
+        return peersOf(ContentionBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+            ContentionBenchmark b = new ContentionBenchmark();
+            b.peer = peer;
+            b.n = 4;
+            b.producers = 4;
+            b.batchSize = 200;
+            b.setUp();
+            try {
+                b.tasks();
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> tune() throws Exception {
+        return peersOf(TuneBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+            TuneBenchmark b = new TuneBenchmark();
+            b.peer = peer;
+            b.low = 1;
+            b.high = 4;
+            b.periodMs = 1;
+            b.batchSize = 2_000;
+            b.setUp();
+            try {
+                b.tasks();
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> ants() throws Exception {
+        return peersOf(AntsBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+            assumeTrue(runnable(peer), "needs Java 21+");
+            AntsBenchmark b = new AntsBenchmark();
+            b.peer = peer;
+            b.tasks = 200;
+            b.capacity = 50;
+            b.sleepMs = 1;
+            b.setUp();
+            try {
+                b.run();
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> latency() throws Exception {
+        return peersOf(LatencyBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+            assumeTrue(runnable(peer), "needs Java 21+");
+            LatencyBenchmark b = new LatencyBenchmark();
+            b.peer = peer;
+            b.load = 50;
+            b.n = 2;
+            b.serviceUs = 200;
+            b.setUp();
+            try {
+                for (int i = 0; i < 20; i++) {
+                    assertThat(b.submitToStart()).isTrue();
+                }
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> pingPong() {
+        return Stream.of("park", "spin").map(mode -> dynamicTest(mode, () -> {
+            PingPongBenchmark b = new PingPongBenchmark();
+            b.mode = mode;
+            b.setUp();
+            try {
+                for (int i = 1; i <= 100; i++) {
+                    assertThat(b.roundTrip()).isEqualTo(i);
+                }
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
+    @Test
+    void everyPeerIsInTheTinyTaskBenchmark() throws Exception {
+        List<String> labels = Arrays.stream(Peer.values()).map(Peer::label).toList();
+        assertThat(peersOf(TinyTaskBenchmark.class)).containsExactlyInAnyOrderElementsOf(labels);
+    }
+
+    @Test
+    void peakRssIsReadOnLinux() {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"));
+        assertThat(PeakRssProfiler.vmHwmKb()).isPositive();
+    }
+}
