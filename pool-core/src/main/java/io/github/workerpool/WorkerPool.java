@@ -530,7 +530,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
         // Wake an idle worker only if no worker will look at the queue anyway (see the notes):
         // waking per task would cost an unpark per task.
-        if (workerCount == 0 || (spinner.get() == null && idleCount > 0 && (q == 0 || busyWorkers() == 0))) {
+        // Below capacity (a purge or expiry retired workers after this caller found the pool full)
+        // a new worker must start, or the task would wait for busy ones that may wait on it.
+        if (workerCount == 0 || workerCount < capacity
+                || (spinner.get() == null && idleCount > 0 && (q == 0 || busyWorkers() == 0))) {
             wakeForQueue();
         }
         return true;
@@ -908,7 +911,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
         if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
-            if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING)
+            // Re-checks after publishing (Dekker with callers, offers, shutdown and a shrinking
+            // tune, which each write first and then look at the spinner).
+            int c = capacity;
+            if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING
+                    || (c >= 0 && workerCount > c))
                     && spinner.compareAndSet(w, null)) {
                 return Worker.POLL;
             }
