@@ -415,21 +415,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      */
     @Override
     public void close() {
-        boolean interrupted = false;
-        shutdown();
-        while (!isTerminated()) {
-            try {
-                awaitTermination(1, TimeUnit.DAYS);
-            } catch (InterruptedException e) {
-                if (!interrupted) {
-                    shutdownNow();
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        WorkerPool.closeAndAwait(this);
     }
 
     @Override

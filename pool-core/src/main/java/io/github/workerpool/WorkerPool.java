@@ -1304,14 +1304,19 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      */
     @Override
     public void close() {
+        closeAndAwait(this);
+    }
+
+    /** {@code ExecutorService.close()} of Java 19+, for Java 17: shared with MultiPool. */
+    static void closeAndAwait(java.util.concurrent.ExecutorService executor) {
         boolean interrupted = false;
-        shutdown();
-        while (!isTerminated()) {
+        executor.shutdown();
+        while (!executor.isTerminated()) {
             try {
-                awaitTermination(1, TimeUnit.DAYS);
+                executor.awaitTermination(1, TimeUnit.DAYS);
             } catch (InterruptedException e) {
                 if (!interrupted) {
-                    shutdownNow();
+                    executor.shutdownNow();
                     interrupted = true;
                 }
             }

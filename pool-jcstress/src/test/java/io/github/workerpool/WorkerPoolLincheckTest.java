@@ -1,6 +1,5 @@
 package io.github.workerpool;
 
-import java.util.concurrent.RejectedExecutionException;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -10,14 +9,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Lincheck model checking of the pool's state transitions and levels with a small capacity:
  * every interleaving of tune, purge, release, reboot and the level reads must be explainable by
- * some sequential order of the same calls. Slow (minutes), so it runs with the reliability
- * command in the README rather than in the normal build.
+ * some sequential order of the same calls. Submission is not among the operations: the workers it
+ * starts outlive the operations (idle workers wait for work), which Lincheck reports as a hang;
+ * submission races are the jcstress tests' job. About 30 s, so it runs in the normal build.
  */
 @Param(name = "capacity", gen = IntGen.class, conf = "1:3")
 public class WorkerPoolLincheckTest {
 
-    private final WorkerPool pool = WorkerPool.builder().name("lin").capacity(2).nonblocking(true)
-            .queueCapacity(1000).disablePurge(true).build();
+    private final WorkerPool pool = WorkerPool.builder().name("lin").capacity(2).disablePurge(true).build();
 
     @Operation
     public int tune(@Param(name = "capacity") int capacity) {
@@ -31,13 +30,13 @@ public class WorkerPoolLincheckTest {
     }
 
     @Operation
-    public int free() {
-        return pool.free();
+    public int purge() {
+        return pool.purge();
     }
 
     @Operation
-    public int purge() {
-        return pool.purge();
+    public int free() {
+        return pool.free();
     }
 
     @Operation
@@ -53,17 +52,6 @@ public class WorkerPoolLincheckTest {
     @Operation
     public boolean isClosed() {
         return pool.isClosed();
-    }
-
-    /** Accepted exactly when the pool is open: a closed pool rejects, an open one never does (unbounded). */
-    @Operation
-    public String trySubmit() {
-        try {
-            pool.execute(() -> { });
-            return "accepted";
-        } catch (RejectedExecutionException e) {
-            return "rejected";
-        }
     }
 
     @Test
