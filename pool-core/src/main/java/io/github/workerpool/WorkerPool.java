@@ -286,8 +286,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /**
      * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
-     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For MultiPool, which tries the next
-     * pool before giving the task a pool's full-pool treatment.
+     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For
+     * MultiPool, which tries the next pool before giving the task a pool's full-pool treatment.
      */
     final boolean tryExecute(Runnable task) {
         Objects.requireNonNull(task, "task");
@@ -296,21 +296,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
         Object work = taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
         submitted.increment();
-        Worker w;
-        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
-            w.handOff(work);
-            return true;
-        }
-        if (idleCount > 0 && (w = popIdle()) != null) {
-            w.handOff(work);
-            return true;
-        }
-        int c = capacity;
         try {
-            if ((c < 0 || workerCount < c) && addWorker(work)) {
-                return true;
-            }
-            if (queue != null && offerToQueue(work)) {
+            if (dispatch(work, false)) {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
@@ -329,41 +316,41 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (state != RUNNING) {
             throw rejectClosed();
         }
-        Worker w;
-        if (queue == null && spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
-            w.handOff(work);
-            return;
+        if (!dispatch(work, true)) {
+            awaitWorker(work);
         }
+    }
+
+    /**
+     * Hands the work to a worker or the queue if the pool has room now; false if it is full.
+     * Shared by submitWork (which then waits or rejects) and tryExecute (which gives up).
+     * @param mayAwaitSpinner whether a hand-off pool may spin briefly for a busy worker to free up
+     */
+    private boolean dispatch(Object work, boolean mayAwaitSpinner) {
+        Worker w;
+        int c = capacity;
         if (queue != null) {
             // Queue mode: no hand-off to the spinner (it watches the queue) and no idle worker
             // popped per task; see offerToQueue and the notes.
-            int c = capacity;
-            if (idleCount == 0 && (c < 0 || workerCount < c) && addWorker(work)) {
-                return;
-            }
-            if (offerToQueue(work)) {
-                return;
-            }
-            awaitWorker(work);
-            return;
+            return (idleCount == 0 && (c < 0 || workerCount < c) && addWorker(work)) || offerToQueue(work);
         }
-        int c = capacity;
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return true;
+        }
         // A busy worker that finishes becomes the spinner within a microsecond or so for a tiny
         // task: waiting that long for it beats unparking an idle worker (~30 us), and beats
         // queueing up as a Waiter (a lock on both sides) when every worker is busy.
-        if (spinNanos > 0 && (idleCount > 0 || (c >= 0 && workerCount >= c)) && busyWorkers() > 0
-                && (w = awaitSpinner()) != null) {
+        if (mayAwaitSpinner && spinNanos > 0 && (idleCount > 0 || (c >= 0 && workerCount >= c))
+                && busyWorkers() > 0 && (w = awaitSpinner()) != null) {
             w.handOff(work);
-            return;
+            return true;
         }
         if (idleCount > 0 && (w = popIdle()) != null) {
             w.handOff(work);
-            return;
+            return true;
         }
-        if ((c < 0 || workerCount < c) && addWorker(work)) {
-            return;
-        }
-        awaitWorker(work);
+        return (c < 0 || workerCount < c) && addWorker(work);
     }
 
     /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
