@@ -23,6 +23,7 @@ final class Worker implements Runnable {
     private static final VarHandle COMPLETED;
     private static final VarHandle FAILED;
     private static final VarHandle CANCELLED;
+    private static final VarHandle POLLED;
 
     static {
         try {
@@ -30,6 +31,7 @@ final class Worker implements Runnable {
             COMPLETED = l.findVarHandle(Worker.class, "completed", long.class);
             FAILED = l.findVarHandle(Worker.class, "failed", long.class);
             CANCELLED = l.findVarHandle(Worker.class, "cancelled", long.class);
+            POLLED = l.findVarHandle(Worker.class, "polled", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -42,6 +44,13 @@ final class Worker implements Runnable {
     volatile Object slot;
     volatile boolean parked;
 
+    /**
+     * Queue mode: whether this worker counts in the pool's {@code searching} total (it spins on the
+     * queue, or was woken to). Written by this worker, or by the waker that popped it from the idle
+     * structure before handing it {@link #POLL} (the slot write publishes it).
+     */
+    boolean searching;
+
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;
     /** Whether this worker no longer counts toward the pool's worker count; guarded by the pool's lock. */
@@ -51,6 +60,7 @@ final class Worker implements Runnable {
     private long completed;
     private long failed;
     private long cancelled;
+    private long polled; // tasks taken from an unbounded queue (the pool derives its queue length)
 
     Worker(WorkerPool pool, Object firstTask) {
         this.pool = pool;
@@ -70,23 +80,14 @@ final class Worker implements Runnable {
         }
     }
 
-    /** Slot-like result of {@link #spinForSlot}: the pool's queue has work (nothing was handed off). */
-    static final Object QUEUED = new Object();
-
-    /**
-     * Spins up to {@code nanos} for a hand-off; returns it, {@link #QUEUED} as soon as
-     * {@code queue} (if not null) has work, or null if neither came.
-     */
-    Object spinForSlot(long nanos, java.util.Queue<?> queue) {
+    /** Spins up to {@code nanos} for a hand-off; returns it, or null if none came. */
+    Object spinForSlot(long nanos) {
         long deadline = 0L;
         for (int i = 1; ; i++) {
             Object o = slot;
             if (o != null) {
                 slot = null;
                 return o;
-            }
-            if (queue != null && (i & 7) == 0 && !queue.isEmpty()) {
-                return QUEUED;
             }
             if ((i & 63) == 0) {
                 long now = System.nanoTime();
@@ -130,6 +131,14 @@ final class Worker implements Runnable {
 
     void addCancelled() {
         CANCELLED.setRelease(this, cancelled + 1);
+    }
+
+    void addPolled() {
+        POLLED.setRelease(this, polled + 1);
+    }
+
+    long polled() {
+        return (long) POLLED.getAcquire(this);
     }
 
     long completed() {

@@ -191,7 +191,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private volatile int workerCount;                                // written under lock
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
     private final Queue<Object> queue;                               // null when queueCapacity == 0
-    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger queued = new AtomicInteger();        // bounded queue: tasks in it (admission)
+    private final LongAdder enqueued = new LongAdder();              // unbounded queue: tasks ever put in it
+    private long retiredPolled;                                      // unbounded queue; guarded by lock
+    private final AtomicInteger searching = new AtomicInteger();     // queue mode; see the notes
+    private final int maxSearching;
     private int generation;                                          // guarded by lock
     private int terminatedGeneration = -1;                           // guarded by lock
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
@@ -246,6 +250,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.taskDecorator = builder.taskDecorator;
         this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
         this.spinnerNanos = spinNanos / 5;
+        this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
         this.clock = builder.clock != null ? builder.clock : System::nanoTime;
         this.expiryNanos = saturatedNanos(expiry);
         // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
@@ -332,7 +337,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (queue != null) {
             // Queue mode: no hand-off to the spinner (it watches the queue) and no idle worker
             // popped per task; see offerToQueue and the notes.
-            return (idleCount == 0 && (c < 0 || workerCount < c) && addWorker(work)) || offerToQueue(work);
+            return (idleCount == 0 && searching.get() == 0 && (c < 0 || workerCount < c) && addWorker(work))
+                    || offerToQueue(work);
         }
         if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
             w.handOff(work);
@@ -451,9 +457,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         return w;
     }
 
-    private void start(Worker w) {
+    /** Starts the worker's thread; false if it could not be started (logged, or thrown for a caller's task). */
+    private boolean start(Worker w) {
         try {
             w.thread.start();
+            return true;
         } catch (RuntimeException | Error e) {
             Worker replacement = null;
             lock.lock();
@@ -483,15 +491,13 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 throw new PoolOverloadException(name, "pool '" + name + "' could not start a worker thread: " + e, e);
             }
             LOG.log(System.Logger.Level.WARNING, "pool '" + name + "' could not start a worker thread", e);
+            return false;
         }
     }
 
     private boolean offerToQueue(Object task) {
-        int q;
-        if (queueCapacity == Integer.MAX_VALUE) {
-            q = queued.getAndIncrement(); // cannot fill (the heap would run out first): no CAS retry loop
-        } else {
-            for (; ; ) {
+        if (queueCapacity != Integer.MAX_VALUE) {
+            for (int q; ; ) {
                 q = queued.get();
                 if (q >= queueCapacity) {
                     return false;
@@ -502,9 +508,15 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
         }
         queue.offer(task);
+        if (queueCapacity == Integer.MAX_VALUE) {
+            // An unbounded queue cannot fill (the heap would run out first), so it needs no shared
+            // counter: one that producers and workers both update per task costs a cache-line
+            // transfer each way, about half the hot path (measured).
+            enqueued.increment();
+        }
         if (state != RUNNING) {
             if (queue.remove(task)) {
-                queued.decrementAndGet();
+                uncount();
                 lock.lock();
                 try {
                     tryTerminate();
@@ -515,29 +527,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
             return true; // a worker took it and runs it
         }
-        // Wake an idle worker only if no worker will look at the queue anyway (see the notes):
-        // waking per task would cost an unpark per task.
-        // Below capacity (a purge or expiry retired workers after this caller found the pool full)
-        // a new worker must start, or the task would wait for busy ones that may wait on it.
-        if (workerCount == 0 || workerCount < capacity
-                || (spinner.get() == null && idleCount > 0 && (q == 0 || busyWorkers() == 0))) {
-            wakeForQueue();
+        // Wake a worker only if none is searching (spinning on the queue, or already woken to): a
+        // searcher takes the task, or wakes the next one itself. Below capacity (a purge or expiry
+        // retired workers after this caller found the pool full) a new worker is started instead.
+        if (searching.get() == 0) {
+            int c = capacity;
+            if (idleCount > 0 || c < 0 || workerCount < c) {
+                wakeSearcher();
+            }
         }
         return true;
     }
 
-    /** Workers that are neither idle nor the spinner: running a task, or on their way to the queue. */
-    private int busyWorkers() {
-        return workerCount - idleCount - (spinner.get() != null ? 1 : 0);
-    }
-
-    /** Makes sure some worker will poll the queue: wakes the spinner or an idle worker, or starts one. */
-    private void wakeForQueue() {
-        Worker w = spinner.getAndSet(null);
-        if (w != null) {
-            w.handOff(Worker.POLL);
+    /**
+     * Wakes an idle worker as a searcher (or starts one, below capacity) unless some worker is
+     * searching already; the woken worker counts as searching from now on, so while it wakes up
+     * (~30 us) nobody wakes another (Go's wakep()).
+     */
+    private void wakeSearcher() {
+        if (!searching.compareAndSet(0, 1)) {
             return;
         }
+        Worker w;
         Worker fresh = null;
         lock.lock();
         try {
@@ -554,9 +565,37 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             lock.unlock();
         }
         if (w != null) {
+            w.searching = true;
             w.handOff(Worker.POLL);
         } else if (fresh != null) {
-            start(fresh);
+            fresh.searching = true;
+            if (!start(fresh)) {
+                searching.decrementAndGet(); // it never ran, so it cannot give its count back
+            }
+        } else {
+            // Nobody to wake: every worker is busy (each polls when done) or searching; a worker
+            // going idle re-checks the queue after giving up its count.
+            searching.decrementAndGet();
+        }
+    }
+
+    /** Takes back the count of a task that left the queue without being polled by a worker; under lock or not. */
+    private void uncount() {
+        if (queueCapacity == Integer.MAX_VALUE) {
+            enqueued.decrement();
+        } else {
+            queued.decrementAndGet();
+        }
+    }
+
+    /** Gives up the worker's searching count; the last searcher to leave wakes another if work is queued. */
+    private void stopSearching(Worker w) {
+        if (w.searching) {
+            w.searching = false;
+            // Only for parallelism: this worker itself polls again once its task is done.
+            if (searching.decrementAndGet() == 0 && idleCount > 0 && !queue.isEmpty()) {
+                wakeSearcher();
+            }
         }
     }
 
@@ -747,6 +786,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 }
             }
         } finally {
+            if (queue != null) {
+                stopSearching(w);
+            }
             workerExited(w);
         }
     }
@@ -808,12 +850,15 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             if (queue != null) {
                 Object t = queue.poll();
                 if (t != null) {
-                    int left = queued.decrementAndGet();
+                    if (queueCapacity == Integer.MAX_VALUE) {
+                        w.addPolled();
+                    } else {
+                        queued.decrementAndGet();
+                    }
                     if (waitingCount > 0) {
                         admitWaiterToQueue();
-                    } else if (left > 0 && spinner.get() == null && idleCount > 0) {
-                        wakeForQueue(); // pass the wake on: more tasks wait and a worker idles
                     }
+                    stopSearching(w);
                     return t;
                 }
             }
@@ -887,7 +932,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return;
             }
             waitingCount = waiters.size();
-            queued.incrementAndGet();
+            queued.incrementAndGet(); // waiters exist only for a bounded queue
             queue.offer(waiter.task);
             waiter.complete(ACCEPTED);
         } finally {
@@ -897,23 +942,18 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
+        if (queue != null) {
+            return awaitQueued(w);
+        }
         if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
-            // Re-checks after publishing (Dekker with callers, offers, shutdown and a shrinking
-            // tune, which each write first and then look at the spinner).
+            // Re-checks after publishing (Dekker with callers, shutdown and a shrinking tune,
+            // which each write first and then look at the spinner).
             int c = capacity;
-            if ((waitingCount > 0 || (queue != null && !queue.isEmpty()) || state != RUNNING
-                    || (c >= 0 && workerCount > c))
+            if ((waitingCount > 0 || state != RUNNING || (c >= 0 && workerCount > c))
                     && spinner.compareAndSet(w, null)) {
                 return Worker.POLL;
             }
-            Object o = w.spinForSlot(spinnerNanos, queue);
-            if (o == Worker.QUEUED) {
-                if (spinner.compareAndSet(w, null)) {
-                    return Worker.POLL;
-                }
-                o = w.spinForSlot(spinNanos, null); // claimed just now: the hand-off is on its way
-                return o != null ? o : w.awaitSlot();
-            }
+            Object o = w.spinForSlot(spinnerNanos);
             if (o != null) {
                 return o;
             }
@@ -921,6 +961,42 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return w.awaitSlot(); // claimed just now: the hand-off is on its way
             }
         }
+        return parkIdle(w);
+    }
+
+    /** Hand-off mode: workers that are neither idle nor the spinner, i.e. running a task. */
+    private int busyWorkers() {
+        return workerCount - idleCount - (spinner.get() != null ? 1 : 0);
+    }
+
+    /**
+     * Queue mode's idle path: search (spin on the queue) if fewer than maxSearching workers do,
+     * then go idle and park. Returns POLL to look at the queue (and the pool's state) again.
+     */
+    private Object awaitQueued(Worker w) {
+        if (!w.searching && spinnerNanos > 0) {
+            for (int s; (s = searching.get()) < maxSearching; ) {
+                if (searching.compareAndSet(s, s + 1)) {
+                    w.searching = true;
+                    break;
+                }
+            }
+        }
+        if (w.searching) {
+            if (spinnerNanos > 0 && spinForQueue()) {
+                return Worker.POLL; // still searching: nextTask gives the count up once it has a task
+            }
+            // Give the count up before publishing as idle; parkIdle re-checks the queue after: a
+            // producer that offers meanwhile sees either no searcher and an idle worker (and
+            // wakes it), or is seen there (Dekker, as in the notes).
+            w.searching = false;
+            searching.decrementAndGet();
+        }
+        return parkIdle(w);
+    }
+
+    /** Pushes the worker on the idle structure and parks it until handed something. */
+    private Object parkIdle(Worker w) {
         lock.lock();
         try {
             int c = capacity;
@@ -944,7 +1020,37 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 lock.unlock();
             }
         }
-        return w.awaitSlot();
+        return w.awaitSlot(); // popped by a waker (POLL, maybe as a searcher), a caller, purge or shutdown
+    }
+
+    /**
+     * Spins up to spinnerNanos until the queue has work or the pool needs a look (shut down,
+     * capacity lowered, a caller waiting); false if nothing came. Never yields (see the notes).
+     */
+    private boolean spinForQueue() {
+        long deadline = 0L;
+        for (int i = 1; ; i++) {
+            // Look at the queue only every few rounds: each look pulls the producer's cache line
+            // over here, which slows every offer.
+            if ((i & 7) == 0) {
+                if (!queue.isEmpty()) {
+                    return true;
+                }
+                int c = capacity;
+                if (state != RUNNING || waitingCount > 0 || (c >= 0 && workerCount > c)) {
+                    return true;
+                }
+                if ((i & 63) == 0) {
+                    long now = System.nanoTime();
+                    if (deadline == 0L) {
+                        deadline = now + spinnerNanos;
+                    } else if (now - deadline >= 0) {
+                        return false;
+                    }
+                }
+            }
+            Thread.onSpinWait();
+        }
     }
 
     private void workerExited(Worker w) {
@@ -959,6 +1065,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             retiredCompleted += w.completed();
             retiredFailed += w.failed();
             retiredCancelled += w.cancelled();
+            retiredPolled += w.polled();
             if (queue != null && !queue.isEmpty() && state < STOP && workerCount == 0) {
                 replacement = newWorkerLocked(null);
             }
@@ -1078,7 +1185,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 // New workers start without a task and take the waiting callers' tasks (then queued
                 // ones) themselves once running: a thread that cannot be created or started then
                 // leaves a caller waiting, instead of accepting its task and dropping it.
-                int wanted = waiters.size() + (queue != null && state < STOP ? queued.get() : 0);
+                int wanted = waiters.size() + (state < STOP ? queued() : 0);
                 for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
                     Worker drainer = newWorkerLocked(null);
                     if (drainer == null) {
@@ -1196,7 +1303,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             closeWaitersLocked();
             if (queue != null) {
                 for (Object t; (t = queue.poll()) != null; ) {
-                    queued.decrementAndGet();
+                    uncount();
                     never.add(t instanceof Decorated ? ((Decorated) t).original : t);
                 }
             }
@@ -1347,7 +1454,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Live workers waiting for work. */
     public final int idle() {
-        return idleCount + (spinner.get() != null ? 1 : 0);
+        // Searchers are idle workers that spin instead of parking (the count is exact when quiet).
+        return Math.min(workerCount, idleCount + (spinner.get() != null ? 1 : 0) + searching.get());
     }
 
     /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
@@ -1363,7 +1471,22 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Tasks accepted into the queue and not yet started. */
     public final int queued() {
-        return queue == null ? 0 : Math.max(0, queued.get());
+        if (queue == null) {
+            return 0;
+        }
+        if (queueCapacity != Integer.MAX_VALUE) {
+            return Math.max(0, queued.get());
+        }
+        lock.lock();
+        try {
+            long n = enqueued.sum() - retiredPolled;
+            for (Worker w : workers) {
+                n -= w.polled();
+            }
+            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Returns a snapshot of the pool's levels and totals. */
