@@ -34,6 +34,8 @@ class WorkerPoolStressTest extends PoolTestSupport {
                         WorkerPool.builder().name("queue").capacity(3).queueCapacity(64)),
                 Arguments.of("nonblocking", (Supplier<WorkerPool.Builder>) () ->
                         WorkerPool.builder().name("nonblocking").capacity(2).nonblocking(true)),
+                Arguments.of("unbounded queue", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("unbounded").capacity(3).queueCapacity(Integer.MAX_VALUE)),
                 Arguments.of("queue, nonblocking, no spin", (Supplier<WorkerPool.Builder>) () ->
                         WorkerPool.builder().name("qnb").capacity(2).queueCapacity(8).nonblocking(true).spinNanos(0)),
                 Arguments.of("blocking with limits", (Supplier<WorkerPool.Builder>) () ->
@@ -102,6 +104,42 @@ class WorkerPoolStressTest extends PoolTestSupport {
         assertThat(s.completed()).isEqualTo(ran.get() - threw.get());
         assertThat(s.running() + s.queued() + s.waiting() + s.idle()).isZero();
         assertThat(pool.workerThreads()).isEmpty();
+    }
+
+    static Stream<Arguments> queuePools() {
+        return Stream.of(
+                Arguments.of("unbounded, 2 workers", 2, Integer.MAX_VALUE),
+                Arguments.of("unbounded, 64 workers", 64, Integer.MAX_VALUE),
+                Arguments.of("bounded, 2 workers", 2, 100_000),
+                Arguments.of("bounded, 64 workers", 64, 100_000));
+    }
+
+    /**
+     * Batches of no-op tasks, each awaited: the queue runs dry after every batch, so workers keep
+     * going idle while the next batch starts, which is where a missed wake-up strands a task (an
+     * intermediate version of the searching workers did so within a few hundred batches).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queuePools")
+    void queueMode_batchesOfTinyTasks_neverStrandOne(String label, int capacity, int queueCapacity) throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("batches").capacity(capacity).queueCapacity(queueCapacity));
+        java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.Semaphore done = new java.util.concurrent.Semaphore(0);
+        Runnable task = () -> {
+            if (remaining.decrementAndGet() == 0) {
+                done.release();
+            }
+        };
+        for (int batch = 0; batch < 400; batch++) {
+            remaining.set(1_000);
+            for (int i = 0; i < 1_000; i++) {
+                pool.execute(task);
+            }
+            assertThat(done.tryAcquire(10, TimeUnit.SECONDS))
+                    .as("batch %d finished; %s, %d tasks left", batch, pool.stats(), remaining.get()).isTrue();
+        }
+        assertThat(pool.stats().completed()).isEqualTo(400_000);
+        assertThat(pool.queued()).isZero();
     }
 
     @ParameterizedTest(name = "{0}")
