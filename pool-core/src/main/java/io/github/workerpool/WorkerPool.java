@@ -94,17 +94,26 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *      wake-up about 30 us, and a Waiter takes the lock on both sides.
      *   3. a new worker, if workerCount < capacity (under `lock`).
      *   5. (below)
-     * In a queue pool (queueCapacity > 0):
-     *   3. a new worker, if no worker is idle and workerCount < capacity (under `lock`);
-     *   4. the queue, if queued < queueCapacity. Workers poll it without a lock, and the spinner
-     *      watches it, so the per-task cost is one queue offer and poll. An idle worker is woken
-     *      only if no worker would see the task anyway: none is spinning, and the queue was
-     *      empty (queued == 0 before the offer) or no worker is busy. A worker that polls a task
-     *      and sees more queued wakes the next idle one, as LinkedBlockingQueue's take() signals
-     *      the next taker; so a burst wakes workers one after another, not one unpark per task.
-     *      (queued == 0 alone is not enough: queued counts a task between poll() and its
-     *      decrement, so "busy == 0" is the check that keeps a task from being left with every
-     *      worker parked; a busy worker polls when it finishes, an in-between one re-checks.)
+     * In a queue pool (queueCapacity > 0), Go's scheduler is the model (spinning Ms, wakep):
+     *   3. a new worker, if none is idle or searching and workerCount < capacity (under `lock`);
+     *   4. the queue (unbounded, or while `queued` < queueCapacity). Workers poll it without a
+     *      lock, so the per-task cost is one offer and one poll. No worker is handed the task:
+     *      - A worker that finds the queue empty becomes a *searcher* if fewer than
+     *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for spinNanos / 5,
+     *        then parks on the idle stack. `searching` counts searchers and workers woken to
+     *        search that are not yet running.
+     *      - A producer wakes a worker only if `searching` is 0 (and a worker is idle, or the
+     *        pool is below capacity): the CAS 0 -> 1 in wakeSearcher makes it one wake at a
+     *        time, and while the woken worker gets its CPU (~30 us) nobody wakes another.
+     *      - A searcher that takes a task stops searching; if it was the last one and tasks
+     *        remain, it wakes the next (so a backlog of long tasks brings workers up one
+     *        after another, as LinkedBlockingQueue's take() signals the next taker).
+     *      Measured (BENCHMARKS.md): the earlier rule (wake when no single spinner was seen)
+     *      fired on nearly every task with 256 workers, because the spinner itself had just
+     *      left to take the task; 1.2M tasks/s against 16-23M/s now.
+     *      An unbounded queue keeps no shared counter: producers add to a LongAdder and workers
+     *      to their own field (queued() subtracts), because a counter that both sides update
+     *      per task moves a cache line across cores twice per task: about half the hot path.
      * Both:
      *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
      *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
@@ -113,11 +122,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * that on a 2-core machine a spinner does not starve, for long, the thread it waits for.
      *
      * Races that must not lose a task, and why they don't:
-     *   - A task is queued just as the last busy worker goes idle. The producer offers, then
-     *     reads spinner/idleCount/workerCount; the worker publishes itself (spinner CAS or idle
-     *     push), then reads the queue (the spinner keeps reading it while it spins). All
-     *     volatile, so one of them sees the other (Dekker); the worker withdraws and polls, or
-     *     the producer wakes it with POLL.
+     *   - A task is queued just as the last worker goes idle. The producer offers, then reads
+     *     searching/idleCount/workerCount; the worker gives up its searching count, pushes itself
+     *     on the idle stack, then reads the queue. All volatile, so one of them sees the other
+     *     (Dekker): the worker withdraws and polls, or the producer wakes it. Both sides must
+     *     look at the same thing, the queue itself: an intermediate version that woke on "the
+     *     counter was 0 before my increment" while workers parked on "the queue is empty" left
+     *     tasks behind (a producer counts before it offers), and WorkerPoolStressTest's batches
+     *     test caught it.
      *   - The same for a caller that registers as a Waiter while a worker becomes the spinner:
      *     the caller re-checks the spinner after registering, the worker re-checks waitingCount
      *     after publishing.
@@ -132,7 +144,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * Counting: workerCount counts workers that take up capacity; it is decremented, under
      * `lock`, when a worker is chosen to stop (Worker.retired), so capacity decisions see the
      * effect at once. `workers` holds the threads that have not yet exited; termination waits
-     * for it to empty. running = workerCount - idle - spinner. Totals for finished tasks are
+     * for it to empty. running = workerCount - idle - spinner - searching. Totals for finished tasks are
      * per-worker fields written only by the worker (release stores) and folded into the pool's
      * totals when the worker exits, so the hot path touches no shared counter but `submitted`.
      */
@@ -588,13 +600,19 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
-    /** Gives up the worker's searching count; the last searcher to leave wakes another if work is queued. */
+    /**
+     * Gives up the worker's searching count. The last searcher to leave, with work still queued,
+     * wakes an idle worker or, below capacity, starts one: producers started none while it
+     * searched, and a queued task may be the one this worker's task waits for.
+     */
     private void stopSearching(Worker w) {
         if (w.searching) {
             w.searching = false;
-            // Only for parallelism: this worker itself polls again once its task is done.
-            if (searching.decrementAndGet() == 0 && idleCount > 0 && !queue.isEmpty()) {
-                wakeSearcher();
+            if (searching.decrementAndGet() == 0 && !queue.isEmpty()) {
+                int c = capacity;
+                if (idleCount > 0 || c < 0 || workerCount < c) {
+                    wakeSearcher();
+                }
             }
         }
     }

@@ -178,4 +178,31 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(producer.isAlive()).as("producer stuck in execute: %s after %s tasks", pool, submitted.get()).isFalse();
         awaitUntil("every task ran", () -> ran.get() == submitted.get());
     }
+
+    /**
+     * Queue mode below capacity: the second task arrives while the first one's woken worker is
+     * still on its way (it counts as searching, so no new worker is started for the second) and
+     * then takes the first task, which waits for the second. The worker that stops searching
+     * with work left must start another worker, as ThreadPoolExecutor would for its core size;
+     * otherwise the two tasks deadlock in a pool with a free slot.
+     */
+    @Test
+    void queueMode_belowCapacity_aTaskThatWaitsForAnotherDoesNotDeadlock() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            WorkerPool pool = WorkerPool.builder().name("q").capacity(2).queueCapacity(Integer.MAX_VALUE).build();
+            try {
+                pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                awaitUntil("the first worker idles", () -> pool.idle() == 1 && pool.running() == 0);
+                CountDownLatch second = new CountDownLatch(1);
+                java.util.concurrent.Future<?> first = pool.submit(() -> {
+                    hold(second);
+                });
+                pool.execute(second::countDown);
+                first.get(10, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+                assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+    }
 }
