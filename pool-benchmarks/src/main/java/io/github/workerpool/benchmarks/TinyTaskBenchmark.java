@@ -17,7 +17,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Benchmark 1, tiny-task throughput: batches of no-op (work = 0) or about 1 us (work = 256 tokens)
+ * Benchmark 1, tiny-task throughput: batches of no-op (work = 0) or about 1 us ({@code -p work=512}:
+ * {@code Blackhole.consumeCPU(512)}, 0.96 us on the 2-vCPU machine of BENCHMARKS.md)
  * tasks from 1 or 2 producer threads; the score is tasks per second. Each peer gets the same
  * concurrency limit n.
  */
