@@ -1487,7 +1487,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         return waitingCount;
     }
 
-    /** Tasks accepted into the queue and not yet started. */
+    /**
+     * Tasks accepted into the queue and not yet taken by a worker. For an unbounded queue this is
+     * summed from per-worker counts under the pool's lock (the hot path keeps no shared counter),
+     * so it is meant for monitoring, not for a per-task decision.
+     */
     public final int queued() {
         if (queue == null) {
             return 0;
