@@ -116,6 +116,9 @@ class SoakTest {
                 Arguments.of("WorkerPool queue", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-queue").capacity(4).queueCapacity(256)
                                 .blockingTimeout(Duration.ofMillis(50)).panicHandler(t -> { }).build())),
+                Arguments.of("WorkerPool unbounded queue", (Supplier<Target>) () -> of(
+                        WorkerPool.builder().name("soak-unbounded").capacity(4).queueCapacity(Integer.MAX_VALUE)
+                                .panicHandler(t -> { }).build())),
                 Arguments.of("WorkerPool nonblocking", (Supplier<Target>) () -> of(
                         WorkerPool.builder().name("soak-nonblocking").capacity(3).queueCapacity(16)
                                 .nonblocking(true).panicHandler(t -> { }).build())),
