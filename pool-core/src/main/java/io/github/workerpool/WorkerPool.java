@@ -543,22 +543,20 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         // searcher takes the task, or wakes the next one itself. Below capacity (a purge or expiry
         // retired workers after this caller found the pool full) a new worker is started instead.
         if (searching.get() == 0) {
-            int c = capacity;
-            if (idleCount > 0 || c < 0 || workerCount < c) {
-                wakeSearcher();
-            }
+            wakeSearcher();
         }
         return true;
     }
 
     /**
      * Wakes an idle worker as a searcher (or starts one, below capacity) unless some worker is
-     * searching already; the woken worker counts as searching from now on, so while it wakes up
+     * searching already or there is neither; the woken worker counts as searching from now on, so while it wakes up
      * (~30 us) nobody wakes another (Go's wakep()).
      */
     private void wakeSearcher() {
-        if (!searching.compareAndSet(0, 1)) {
-            return;
+        int c = capacity;
+        if (!(idleCount > 0 || c < 0 || workerCount < c) || !searching.compareAndSet(0, 1)) {
+            return; // nobody idle and no room for a new worker: the busy ones poll when done
         }
         Worker w;
         Worker fresh = null;
@@ -568,7 +566,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             if (w != null) {
                 idleCount = idle.size();
             } else {
-                int c = capacity;
+                c = capacity; // again, under the lock
                 if (state < STOP && (c < 0 || workerCount < c) && !queue.isEmpty()) {
                     fresh = newWorkerLocked(null);
                 }
@@ -609,10 +607,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (w.searching) {
             w.searching = false;
             if (searching.decrementAndGet() == 0 && !queue.isEmpty()) {
-                int c = capacity;
-                if (idleCount > 0 || c < 0 || workerCount < c) {
-                    wakeSearcher();
-                }
+                wakeSearcher();
             }
         }
     }
@@ -804,9 +799,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 }
             }
         } finally {
-            if (queue != null) {
-                stopSearching(w);
-            }
+            stopSearching(w); // only queue-mode workers ever search
             workerExited(w);
         }
     }
