@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -83,6 +84,9 @@ class DashboardBrowserTests extends SampleAppTestSupport {
 
         this.browser.get(http.base() + "/dashboard");
         WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
+        // The dashboard redraws its cards and charts on every poll: an element found a moment ago
+        // may be replaced before it is read, so such a read is retried, not failed.
+        wait.ignoring(StaleElementReferenceException.class);
         for (String pool : configured) {
             wait.until(ExpectedConditions.presenceOfElementLocated(card(pool)));
         }
@@ -94,7 +98,7 @@ class DashboardBrowserTests extends SampleAppTestSupport {
         this.browser.findElement(By.cssSelector("[data-load^='/demo/mail']")).click();
         wait.until((d) -> d.findElement(By.id("load-result")).getText().contains("\"pool\":\"mail\""));
         wait.until((d) -> Long.parseLong(field(mail, "completed").getText()) > 0);
-        wait.until((d) -> mail.findElement(By.cssSelector("svg polyline.running")).getDomAttribute("points")
+        wait.until((d) -> d.findElement(card("mail")).findElement(By.cssSelector("svg polyline.running")).getDomAttribute("points")
                 .split(" ").length >= 3);
 
         WebElement reports = this.browser.findElement(card("reports"));
