@@ -23,13 +23,7 @@ rounds=2
 if [[ "${1:-}" == "-r" ]]; then
   rounds="$2"; shift 2
 fi
-if [[ -n "${JAVA_HOME:-}" ]]; then
-  java="$JAVA_HOME/bin/java"
-elif [[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-  java=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
-else
-  java=java
-fi
+source "$here/java.sh"
 work="$(mktemp -d)"
 trap 'git -C "$root" worktree prune; rm -rf "$work"' EXIT
 

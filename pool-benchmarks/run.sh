@@ -14,13 +14,7 @@ if [[ ! -f "$jar" ]]; then
   echo "missing $jar: run ./mvnw -pl pool-benchmarks -am package -DskipTests first" >&2
   exit 1
 fi
-if [[ -n "${JAVA_HOME:-}" ]]; then
-  java="$JAVA_HOME/bin/java"
-elif [[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-  java=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
-else
-  java=java
-fi
+source "$here/java.sh"
 mode=full
 if [[ "${1:-}" == "--quick" ]]; then
   mode=quick
