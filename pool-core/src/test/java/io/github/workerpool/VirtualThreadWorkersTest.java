@@ -3,8 +3,13 @@ package io.github.workerpool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,8 +40,10 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
     }
 
     @Test
-    void virtualWorkers_keepCapacity_andAreReused() throws Exception {
-        WorkerPool pool = pool(WorkerPool.builder().capacity(100).virtualThreads(true));
+    void virtualWorkers_handOff_keepCapacity_blockTheCaller_andEndWhenIdle() throws Exception {
+        // A long expiry: idle workers would outlive the test, so only ending when idle empties the pool.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(100).virtualThreads(true)
+                .expiry(Duration.ofMinutes(1)));
         CountDownLatch gate = gate();
         CountDownLatch started = new CountDownLatch(100);
         for (int i = 0; i < 100; i++) {
@@ -48,12 +55,71 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(pool.running()).isEqualTo(100);
         assertThat(pool.free()).isZero();
+        CountDownLatch extraRan = new CountDownLatch(1);
+        Thread caller = start("caller", () -> pool.execute(extraRan::countDown));
+        awaitUntil("the 101st caller waits", () -> pool.waiting() == 1);
+        assertThat(extraRan.getCount()).isEqualTo(1);
+
         open(gate);
-        awaitUntil("all idle", () -> pool.idle() == 100);
-        for (int i = 0; i < 1000; i++) {
+        assertThat(extraRan.await(10, TimeUnit.SECONDS)).isTrue();
+        caller.join(TIMEOUT.toMillis());
+        // A virtual worker with nothing to do ends instead of going idle (see WorkerPool.exitIdle).
+        awaitUntil("every worker ended", () -> pool.stats().workers() == 0 && pool.workerThreads().isEmpty());
+        assertThat(pool.idle()).isZero();
+        assertThat(pool.stats().completed()).isEqualTo(101);
+    }
+
+    @Test
+    void virtualWorkers_handOff_manyProducers_runEveryTask_neverAboveCapacity() throws Exception {
+        int capacity = 8;
+        int producers = 4;
+        int perProducer = 20_000;
+        WorkerPool pool = pool(WorkerPool.builder().capacity(capacity).virtualThreads(true));
+        AtomicInteger active = new AtomicInteger();
+        AtomicInteger maxActive = new AtomicInteger();
+        LongAdder ran = new LongAdder();
+        Runnable task = () -> {
+            int now = active.incrementAndGet();
+            maxActive.accumulateAndGet(now, Math::max);
+            ran.increment();
+            active.decrementAndGet();
+        };
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            threads.add(start("producer-" + p, () -> {
+                for (int i = 0; i < perProducer; i++) {
+                    pool.execute(task);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertThat(t.isAlive()).as("%s finished submitting", t).isFalse();
+        }
+        awaitUntil("every task ran", () -> ran.sum() == (long) producers * perProducer);
+        assertThat(maxActive.get()).isLessThanOrEqualTo(capacity);
+        assertThat(pool.stats().completed()).isEqualTo((long) producers * perProducer);
+    }
+
+    @Test
+    void virtualWorkers_queueMode_stayIdleForTheNextTasks() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(4).queueCapacity(100).virtualThreads(true)
+                .expiry(Duration.ofMinutes(1)));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(4);
+        for (int i = 0; i < 4; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        open(gate);
+        awaitUntil("all idle", () -> pool.idle() == 4);
+        for (int i = 0; i < 100; i++) {
             pool.execute(() -> { });
         }
-        awaitUntil("all done", () -> pool.stats().completed() == 1100);
-        assertThat(pool.running() + pool.idle()).isLessThanOrEqualTo(100);
+        awaitUntil("all done", () -> pool.stats().completed() == 104);
+        assertThat(pool.running() + pool.idle()).isLessThanOrEqualTo(4);
     }
 }
