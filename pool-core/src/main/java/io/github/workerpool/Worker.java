@@ -55,8 +55,6 @@ final class Worker implements Runnable {
     long idleSince;
     /** Whether this worker no longer counts toward the pool's worker count; guarded by the pool's lock. */
     boolean retired;
-    /** Whether the pool has forgotten this worker (its thread is ending); set under the pool's lock by this worker's thread. */
-    boolean exited;
 
     // Written only by this worker's thread (release stores: no fence on the hot path), read by stats().
     private long completed;

@@ -94,8 +94,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *      wake-up about 30 us, and a Waiter takes the lock on both sides.
      *   3. a new worker, if workerCount < capacity (under `lock`).
      *   5. (below)
-     *   Virtual workers never go idle here: one that finds nothing to do ends (exitIdle), so
-     *   step 2 finds none and step 3 starts a fresh virtual thread, the cheaper of the two.
      * In a queue pool (queueCapacity > 0), Go's scheduler is the model (spinning Ms, wakep):
      *   3. a new worker, if none is idle or searching and workerCount < capacity (under `lock`);
      *   4. the queue (unbounded, or while `queued` < queueCapacity). Workers poll it without a
@@ -974,31 +972,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return w.awaitSlot(); // claimed just now: the hand-off is on its way
             }
         }
-        return virtualThreads ? exitIdle(w) : parkIdle(w);
-    }
-
-    /**
-     * Hand-off mode with virtual workers: instead of going idle, the worker ends (STOP), and the
-     * next task starts a new one. Parking an idle virtual thread and unparking it for its next
-     * task cost more CPU than ending one and starting another (measured in BENCHMARKS.md: the
-     * ants workload took 3.3-3.8 s with idle virtual workers, 1.9-2.5 s this way), and the JDK
-     * advises against pooling virtual threads at all. POLL if there is work to look at first.
-     */
-    private Object exitIdle(Worker w) {
-        lock.lock();
-        try {
-            int c = capacity;
-            if (state != RUNNING || !waiters.isEmpty() || (c >= 0 && workerCount > c)) {
-                return Worker.POLL;
-            }
-            w.retired = true;
-            workerCount--;
-            removeExitedLocked(w);
-            tryTerminate();
-        } finally {
-            lock.unlock();
-        }
-        return Worker.STOP;
+        return parkIdle(w);
     }
 
     /** Hand-off mode: workers that are neither idle nor the spinner, i.e. running a task. */
@@ -1091,9 +1065,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     private void workerExited(Worker w) {
-        if (w.exited) {
-            return; // exitIdle did the bookkeeping
-        }
         Worker replacement = null;
         lock.lock();
         try {
@@ -1101,7 +1072,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 w.retired = true;
                 workerCount--;
             }
-            removeExitedLocked(w);
+            workers.remove(w);
+            retiredCompleted += w.completed();
+            retiredFailed += w.failed();
+            retiredCancelled += w.cancelled();
+            retiredPolled += w.polled();
             if (queue != null && !queue.isEmpty() && state < STOP && workerCount == 0) {
                 replacement = newWorkerLocked(null);
             }
@@ -1115,16 +1090,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /** Moves to TERMINATED if shut down, no worker thread is left and the queue is empty; under lock. */
-    /** Forgets a worker whose thread is ending, keeping its task totals. */
-    private void removeExitedLocked(Worker w) {
-        workers.remove(w);
-        retiredCompleted += w.completed();
-        retiredFailed += w.failed();
-        retiredCancelled += w.cancelled();
-        retiredPolled += w.polled();
-        w.exited = true;
-    }
-
     private void tryTerminate() {
         int s = state;
         if ((s == SHUTDOWN || s == STOP) && workers.isEmpty() && (queue == null || queue.isEmpty())

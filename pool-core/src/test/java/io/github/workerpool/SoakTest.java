@@ -130,7 +130,12 @@ class SoakTest {
                         Runnable::run))),
                 Arguments.of("MultiPool", (Supplier<Target>) () -> of(MultiPool.of(3,
                         WorkerPool.builder().name("soak-multi").capacity(2).queueCapacity(8).panicHandler(t -> { }),
-                        MultiPool.LoadBalancing.LEAST_TASKS))))
+                        MultiPool.LoadBalancing.LEAST_TASKS))),
+                // Virtual workers of a hand-off pool end when idle instead of parking (Java 21+ only).
+                Arguments.of("WorkerPool virtual hand-off", (Supplier<Target>) () -> of(
+                        WorkerPool.builder().name("soak-virtual").capacity(4).virtualThreads(true)
+                                .panicHandler(t -> { }).build())))
+                .filter(a -> Threads.virtualThreadsSupported() || !((String) a.get()[0]).contains("virtual"))
                 .filter(a -> ((String) a.get()[0]).contains(System.getProperty("soak.only", "")));
     }
 
