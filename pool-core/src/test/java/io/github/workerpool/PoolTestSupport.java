@@ -66,6 +66,20 @@ abstract class PoolTestSupport {
         await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(2)).until(condition);
     }
 
+    /** Runs n tasks that hold their workers until the returned gate opens; returns once all n run. */
+    CountDownLatch occupy(WorkerPool pool, int n) throws InterruptedException {
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("%d tasks started", n).isTrue();
+        return gate;
+    }
+
     /** Opens the latch; tasks use it to hold a worker busy until the test lets go. */
     static void open(CountDownLatch latch) {
         latch.countDown();

@@ -41,25 +41,7 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
 
     @Test
     void virtualWorkers_keepCapacity_andAreReused() throws Exception {
-        WorkerPool pool = pool(WorkerPool.builder().capacity(100).virtualThreads(true));
-        CountDownLatch gate = gate();
-        CountDownLatch started = new CountDownLatch(100);
-        for (int i = 0; i < 100; i++) {
-            pool.execute(() -> {
-                started.countDown();
-                hold(gate);
-            });
-        }
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(pool.running()).isEqualTo(100);
-        assertThat(pool.free()).isZero();
-        open(gate);
-        awaitUntil("all idle", () -> pool.idle() == 100);
-        for (int i = 0; i < 1000; i++) {
-            pool.execute(() -> { });
-        }
-        awaitUntil("all done", () -> pool.stats().completed() == 1100);
-        assertThat(pool.running() + pool.idle()).isLessThanOrEqualTo(100);
+        assertIdleWorkersAreReused(pool(WorkerPool.builder().capacity(100).virtualThreads(true)), 100);
     }
 
     @Test
@@ -96,23 +78,21 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
 
     @Test
     void virtualWorkers_queueMode_stayIdleForTheNextTasks() throws Exception {
-        WorkerPool pool = pool(WorkerPool.builder().capacity(4).queueCapacity(100).virtualThreads(true)
-                .expiry(Duration.ofMinutes(1)));
-        CountDownLatch gate = gate();
-        CountDownLatch started = new CountDownLatch(4);
-        for (int i = 0; i < 4; i++) {
-            pool.execute(() -> {
-                started.countDown();
-                hold(gate);
-            });
-        }
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertIdleWorkersAreReused(pool(WorkerPool.builder().capacity(4).queueCapacity(100).virtualThreads(true)
+                .expiry(Duration.ofMinutes(1))), 4);
+    }
+
+    /** Fills the pool, lets every worker go idle, then runs ten times as many tasks on at most as many workers. */
+    private void assertIdleWorkersAreReused(WorkerPool pool, int capacity) throws InterruptedException {
+        CountDownLatch gate = occupy(pool, capacity);
+        assertThat(pool.running()).isEqualTo(capacity);
+        assertThat(pool.free()).isZero();
         open(gate);
-        awaitUntil("all idle", () -> pool.idle() == 4);
-        for (int i = 0; i < 100; i++) {
+        awaitUntil("all idle", () -> pool.idle() == capacity);
+        for (int i = 0; i < 10 * capacity; i++) {
             pool.execute(() -> { });
         }
-        awaitUntil("all done", () -> pool.stats().completed() == 104);
-        assertThat(pool.running() + pool.idle()).isLessThanOrEqualTo(4);
+        awaitUntil("all done", () -> pool.stats().completed() == 11L * capacity);
+        assertThat(pool.running() + pool.idle()).isLessThanOrEqualTo(capacity);
     }
 }
