@@ -3,6 +3,7 @@ package io.github.workerpool;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -194,7 +195,7 @@ class WorkerPoolRaceTest extends PoolTestSupport {
                 pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
                 awaitUntil("the first worker idles", () -> pool.idle() == 1 && pool.running() == 0);
                 CountDownLatch second = new CountDownLatch(1);
-                java.util.concurrent.Future<?> first = pool.submit(() -> {
+                Future<?> first = pool.submit(() -> {
                     hold(second);
                 });
                 pool.execute(second::countDown);

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -123,8 +125,8 @@ class WorkerPoolStressTest extends PoolTestSupport {
     @MethodSource("queuePools")
     void queueMode_batchesOfTinyTasks_neverStrandOne(String label, int capacity, int queueCapacity) throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().name("batches").capacity(capacity).queueCapacity(queueCapacity));
-        java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.Semaphore done = new java.util.concurrent.Semaphore(0);
+        AtomicInteger remaining = new AtomicInteger();
+        Semaphore done = new Semaphore(0);
         Runnable task = () -> {
             if (remaining.decrementAndGet() == 0) {
                 done.release();
