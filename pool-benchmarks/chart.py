@@ -73,6 +73,9 @@ def main():
         if sample:
             head += ["p50", "p99", "p99.9"]
         head += ["alloc B/op", "peak RSS MB"]
+        cpu = any(secondary(r, "cpu.per.op") is not None for r in rows)
+        if cpu:
+            head += ["CPU ns/op"]
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         bars = []
@@ -87,6 +90,8 @@ def main():
                 cells += [fmt(pct.get("50.0")), fmt(pct.get("99.0")), fmt(pct.get("99.9"))]
             alloc = secondary(r, "gc.alloc.rate.norm")
             cells += [fmt(alloc / tasks if alloc is not None else None), fmt(secondary(r, "rss.peak"))]
+            if cpu:
+                cells += [fmt(secondary(r, "cpu.per.op"))]
             print("| " + " | ".join(cells) + " |")
             if sample:
                 p99 = pm.get("scorePercentiles", {}).get("99.0")

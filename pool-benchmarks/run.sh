@@ -22,7 +22,7 @@ if [[ "${1:-}" == "--quick" ]]; then
 fi
 mkdir -p "$here/results"
 out="$here/results/jmh-$mode-$(date +%Y%m%d-%H%M%S).json"
-profilers=(-prof gc -prof io.github.workerpool.benchmarks.PeakRssProfiler)
+profilers=(-prof gc -prof io.github.workerpool.benchmarks.PeakRssProfiler -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
 if [[ "$mode" == quick ]]; then
   opts=(-f 1 -wi 1 -w 500ms -i 2 -r 1s -p tasks=100000 -p capacity=1000)
 else

@@ -145,10 +145,38 @@ class BenchmarksSmokeTest {
         }));
     }
 
+    @TestFactory
+    Stream<DynamicTest> virtualThreads() {
+        return Stream.of("reuse", "start").map(mode -> dynamicTest(mode, () -> {
+            assumeTrue(Peer.virtualThreadsSupported(), "virtual threads need Java 21+");
+            VirtualThreadBenchmark b = new VirtualThreadBenchmark();
+            b.mode = mode;
+            b.batchSize = 100;
+            b.setUp();
+            try {
+                b.tasks();
+                b.tasks();
+            } finally {
+                b.tearDown();
+            }
+        }));
+    }
+
     @Test
     void everyPeerIsInTheTinyTaskBenchmark() throws Exception {
         List<String> labels = Arrays.stream(Peer.values()).map(Peer::label).toList();
         assertThat(peersOf(TinyTaskBenchmark.class)).containsExactlyInAnyOrderElementsOf(labels);
+    }
+
+    @Test
+    void processCpuTimeIsRead() {
+        long before = CpuTimeProfiler.processCpuNanos();
+        assertThat(before).isPositive();
+        long x = 0;
+        for (int i = 0; i < 5_000_000; i++) {
+            x += Long.numberOfTrailingZeros(i ^ x);
+        }
+        assertThat(CpuTimeProfiler.processCpuNanos()).as("after some work (%d)", x).isGreaterThan(before);
     }
 
     @Test
