@@ -169,6 +169,17 @@ class BenchmarksSmokeTest {
     }
 
     @Test
+    void sharedLine() {
+        SharedLineBenchmark b = new SharedLineBenchmark();
+        SharedLineBenchmark.Shared shared = new SharedLineBenchmark.Shared();
+        SharedLineBenchmark.Own own = new SharedLineBenchmark.Own();
+        for (int i = 1; i <= 100; i++) {
+            assertThat(b.shared(shared)).isEqualTo(i);
+            assertThat(b.own(own)).isEqualTo(i);
+        }
+    }
+
+    @Test
     void processCpuTimeIsRead() {
         long before = CpuTimeProfiler.processCpuNanos();
         assertThat(before).isPositive();
