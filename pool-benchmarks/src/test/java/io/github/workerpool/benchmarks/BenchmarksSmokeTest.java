@@ -26,8 +26,19 @@ class BenchmarksSmokeTest {
         return Arrays.asList(benchmark.getField("peer").getAnnotation(Param.class).value());
     }
 
-    private static boolean runnable(String peer) {
-        return Peer.of(peer).supported();
+    /**
+     * Skips a virtual-thread case on Java 17, unless {@code -Dworkerpool.requireVirtualThreads=true}
+     * (CI's newest-JDK pass), where a JVM without virtual threads fails the case instead.
+     */
+    private static void assumeRunnable(boolean needsVirtualThreads) {
+        if (!needsVirtualThreads) {
+            return;
+        }
+        boolean supported = Peer.virtualThreadsSupported();
+        if (Boolean.getBoolean("workerpool.requireVirtualThreads")) {
+            assertThat(supported).as("virtual threads required on Java " + Runtime.version()).isTrue();
+        }
+        assumeTrue(supported, "virtual threads need Java 21+");
     }
 
     @TestFactory
@@ -36,7 +47,7 @@ class BenchmarksSmokeTest {
         for (String peer : peersOf(TinyTaskBenchmark.class)) {
             for (int producers : new int[] {1, 2}) {
                 tests.add(dynamicTest(peer + " producers=" + producers, () -> {
-                    assumeTrue(runnable(peer), "needs Java 21+");
+                    assumeRunnable(Peer.of(peer).needsVirtualThreads());
                     TinyTaskBenchmark b = new TinyTaskBenchmark();
                     b.peer = peer;
                     b.n = 2;
@@ -94,7 +105,7 @@ class BenchmarksSmokeTest {
     @TestFactory
     Stream<DynamicTest> ants() throws Exception {
         return peersOf(AntsBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
-            assumeTrue(runnable(peer), "needs Java 21+");
+            assumeRunnable(Peer.of(peer).needsVirtualThreads());
             AntsBenchmark b = new AntsBenchmark();
             b.peer = peer;
             b.tasks = 200;
@@ -112,7 +123,7 @@ class BenchmarksSmokeTest {
     @TestFactory
     Stream<DynamicTest> latency() throws Exception {
         return peersOf(LatencyBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
-            assumeTrue(runnable(peer), "needs Java 21+");
+            assumeRunnable(Peer.of(peer).needsVirtualThreads());
             LatencyBenchmark b = new LatencyBenchmark();
             b.peer = peer;
             b.load = 50;
@@ -148,7 +159,7 @@ class BenchmarksSmokeTest {
     @TestFactory
     Stream<DynamicTest> virtualThreads() {
         return Stream.of("reuse", "start").map(mode -> dynamicTest(mode, () -> {
-            assumeTrue(Peer.virtualThreadsSupported(), "virtual threads need Java 21+");
+            assumeRunnable(true);
             VirtualThreadBenchmark b = new VirtualThreadBenchmark();
             b.mode = mode;
             b.batchSize = 100;
