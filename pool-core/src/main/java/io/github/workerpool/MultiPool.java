@@ -84,6 +84,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         try {
             for (int i = 0; i < size; i++) {
                 poolBuilder.name = base + "-" + i;
+                poolBuilder.countQueued = loadBalancing == LoadBalancing.LEAST_TASKS;
                 pools[i] = new WorkerPool(poolBuilder);
             }
         } catch (RuntimeException e) {
@@ -95,6 +96,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
             throw e;
         } finally {
             poolBuilder.name = base;
+            poolBuilder.countQueued = false;
         }
         return new MultiPool(base, pools, loadBalancing);
     }

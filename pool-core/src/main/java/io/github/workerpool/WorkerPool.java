@@ -111,9 +111,15 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      *      Measured (BENCHMARKS.md): the earlier rule (wake when no single spinner was seen)
      *      fired on nearly every task with 256 workers, because the spinner itself had just
      *      left to take the task; 1.2M tasks/s against 16-23M/s now.
-     *      An unbounded queue keeps no shared counter: producers add to a LongAdder and workers
-     *      to their own field (queued() subtracts), because a counter that both sides update
-     *      per task moves a cache line across cores twice per task: about half the hot path.
+     *      An unbounded queue keeps no counter on the producer's side at all: a task in it is
+     *      counted by being there (queued() counts the queue), and once polled by the worker's
+     *      own `polled` field; `submitted` counts only what did not enter the queue (or left it
+     *      without a worker: uncount). A counter that both sides update per task moves a cache
+     *      line across cores twice per task (about half the hot path), and even a LongAdder's
+     *      per-thread cell is a locked instruction per task: dropping the two that were left
+     *      here (submitted, enqueued) took 1 producer at n = 2 from 12.9M to 17.7M tasks/s
+     *      (BENCHMARKS.md, "Fifth round"). MultiPool's least-tasks balancing reads queued() per
+     *      task, so its pools keep `enqueued` (Builder.countQueued).
      * Both:
      *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
      *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
@@ -146,7 +152,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * effect at once. `workers` holds the threads that have not yet exited; termination waits
      * for it to empty. running = workerCount - idle - spinner - searching. Totals for finished tasks are
      * per-worker fields written only by the worker (release stores) and folded into the pool's
-     * totals when the worker exits, so the hot path touches no shared counter but `submitted`.
+     * totals when the worker exits, so the hot path touches no shared counter but `submitted`
+     * (and in an unbounded queue pool not even that).
      */
 
     static final int RUNNING = 0;
@@ -204,7 +211,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
     private final Queue<Object> queue;                               // null when queueCapacity == 0
     private final AtomicInteger queued = new AtomicInteger();        // bounded queue: tasks in it (admission)
-    private final LongAdder enqueued = new LongAdder();              // unbounded queue: tasks ever put in it
+    private final boolean unboundedQueue;
+    private final LongAdder enqueued;                                // unbounded queue, if countQueued: tasks ever put in it
     private long retiredPolled;                                      // unbounded queue; guarded by lock
     private final AtomicInteger searching = new AtomicInteger();     // queue mode; see the notes
     private final int maxSearching;
@@ -212,7 +220,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private int terminatedGeneration = -1;                           // guarded by lock
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
 
-    private final LongAdder submitted = new LongAdder();
+    private final LongAdder submitted = new LongAdder();             // all but tasks that entered an unbounded queue
     private final LongAdder rejected = new LongAdder();
     private final LongAdder returned = new LongAdder();
     private long retiredCompleted;                                   // guarded by lock
@@ -270,6 +278,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
         this.idle = preAlloc ? preAllocRing(builder.capacity, name) : new IdleWorkers.Stack();
         this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
+        this.unboundedQueue = queueCapacity == Integer.MAX_VALUE;
+        this.enqueued = unboundedQueue && builder.countQueued ? new LongAdder() : null;
         lock.lock();
         try {
             schedulePurge();
@@ -312,7 +322,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             return false;
         }
         Object work = taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
-        submitted.increment();
+        if (!unboundedQueue) {
+            submitted.increment(); // an unbounded queue's dispatch counts what does not stay in the queue
+        }
         try {
             if (dispatch(work, false)) {
                 return true;
@@ -329,8 +341,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * function (FunctionPool) the function's argument, so no task object is allocated per call.
      */
     final void submitWork(Object work) {
-        submitted.increment();
-        if (state != RUNNING) {
+        int s = state;
+        if (!unboundedQueue || s != RUNNING) {
+            submitted.increment(); // an unbounded queue's dispatch counts what does not stay in the queue
+        }
+        if (s != RUNNING) {
             throw rejectClosed();
         }
         if (!dispatch(work, true)) {
@@ -349,8 +364,18 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (queue != null) {
             // Queue mode: no hand-off to the spinner (it watches the queue) and no idle worker
             // popped per task; see offerToQueue and the notes.
-            return (idleCount == 0 && searching.get() == 0 && (c < 0 || workerCount < c) && addWorker(work))
-                    || offerToQueue(work);
+            if (idleCount == 0 && searching.get() == 0 && (c < 0 || workerCount < c)) {
+                if (unboundedQueue) {
+                    submitted.increment(); // it goes to a new worker, not into the queue
+                }
+                if (addWorker(work)) {
+                    return true;
+                }
+                if (unboundedQueue) {
+                    submitted.add(-1);
+                }
+            }
+            return offerToQueue(work);
         }
         if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
             w.handOff(work);
@@ -520,10 +545,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
         }
         queue.offer(task);
-        if (queueCapacity == Integer.MAX_VALUE) {
-            // An unbounded queue cannot fill (the heap would run out first), so it needs no shared
-            // counter: one that producers and workers both update per task costs a cache-line
-            // transfer each way, about half the hot path (measured).
+        if (enqueued != null) {
             enqueued.increment();
         }
         if (state != RUNNING) {
@@ -589,10 +611,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
-    /** Takes back the count of a task that left the queue without being polled by a worker; under lock or not. */
+    /**
+     * Accounts for a task that left the queue without being polled by a worker (shutdownNow, or
+     * taken back by its producer); under lock or not. An unbounded queue's task was counted as
+     * submitted only by being in the queue, so it is counted now.
+     */
     private void uncount() {
-        if (queueCapacity == Integer.MAX_VALUE) {
-            enqueued.decrement();
+        if (unboundedQueue) {
+            submitted.increment();
+            if (enqueued != null) {
+                enqueued.decrement();
+            }
         } else {
             queued.decrementAndGet();
         }
@@ -861,7 +890,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             if (queue != null) {
                 Object t = queue.poll();
                 if (t != null) {
-                    if (queueCapacity == Integer.MAX_VALUE) {
+                    if (unboundedQueue) {
                         w.addPolled();
                     } else {
                         queued.decrementAndGet();
@@ -1481,16 +1510,21 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /**
-     * Tasks accepted into the queue and not yet taken by a worker. For an unbounded queue this is
-     * summed from per-worker counts under the pool's lock (the hot path keeps no shared counter),
-     * so it is meant for monitoring, not for a per-task decision.
+     * Tasks accepted into the queue and not yet taken by a worker. An unbounded queue keeps no
+     * count on the submitting path (a shared counter there cost a third of the throughput), so
+     * for one this counts the queue, in time proportional to its length, like
+     * {@link java.util.concurrent.ConcurrentLinkedQueue#size()}: it is meant for monitoring, not
+     * for a per-task decision.
      */
     public final int queued() {
         if (queue == null) {
             return 0;
         }
-        if (queueCapacity != Integer.MAX_VALUE) {
+        if (!unboundedQueue) {
             return Math.max(0, queued.get());
+        }
+        if (enqueued == null) {
+            return queue.size();
         }
         lock.lock();
         try {
@@ -1511,13 +1545,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             long completed = retiredCompleted;
             long failed = retiredFailed;
             long cancelled = retiredCancelled + returned.sum();
+            long polled = retiredPolled; // an unbounded queue's tasks count as submitted once polled
             for (Worker w : workers) {
                 completed += w.completed();
                 failed += w.failed();
                 cancelled += w.cancelled();
+                polled += w.polled();
             }
-            return new PoolStats(name, capacity, running(), idle(), waitingCount, queued(),
-                    submitted.sum(), completed, failed, rejected.sum(), cancelled);
+            int queuedNow = queued();
+            long submittedTotal = submitted.sum() + (unboundedQueue ? polled + queuedNow : 0);
+            return new PoolStats(name, capacity, running(), idle(), waitingCount, queuedNow,
+                    submittedTotal, completed, failed, rejected.sum(), cancelled);
         } finally {
             lock.unlock();
         }
@@ -1645,6 +1683,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         UnaryOperator<Runnable> taskDecorator;
         long spinNanos = -1;
         LongSupplier clock;
+        boolean countQueued; // MultiPool's least-tasks balancing reads queued() per task
 
         Builder() {
         }

@@ -14,6 +14,9 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 final class Batch implements AutoCloseable {
 
+    /** Name prefix of the helper producer threads (CpuTimeProfiler counts their CPU). */
+    static final String PRODUCER_THREAD_PREFIX = "producer-";
+
     private final Target target;
     private final int producers;
     private final long workTokens;
@@ -56,7 +59,7 @@ final class Batch implements AutoCloseable {
                     failure.compareAndSet(null, t);
                     LockSupport.unpark(waiter);
                 }
-            }, "producer-" + (i + 1));
+            }, PRODUCER_THREAD_PREFIX + (i + 1));
             helpers[i].setDaemon(true);
             helpers[i].start();
         }
