@@ -576,6 +576,58 @@ class WorkerPoolTest extends PoolTestSupport {
         assertThat(pool.free()).isEqualTo(-1);
     }
 
+    /**
+     * An unbounded queue counts nothing on the submitting path: a queued task is counted as
+     * submitted by being in the queue, then by the worker that polls it, and, if shutdownNow
+     * returns it, by the drain. The totals must add up at every step.
+     */
+    @Test
+    void unboundedQueue_countsQueuedTasksAsSubmitted() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("unbounded").capacity(2).queueCapacity(Integer.MAX_VALUE));
+        CountDownLatch gate = gate();
+        CountDownLatch started = new CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 5; i++) {
+            pool.execute(() -> { });
+        }
+        PoolStats s = pool.stats();
+        assertThat(s.queued()).isEqualTo(5);
+        assertThat(s.submitted()).isEqualTo(7);
+        open(gate);
+        awaitUntil("quiet", () -> pool.running() == 0 && pool.queued() == 0);
+        s = pool.stats();
+        assertThat(s.submitted()).isEqualTo(7);
+        assertThat(s.completed()).isEqualTo(7);
+
+        CountDownLatch gate2 = gate();
+        CountDownLatch started2 = new CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            pool.execute(() -> {
+                started2.countDown();
+                hold(gate2);
+            });
+        }
+        assertThat(started2.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 3; i++) {
+            pool.execute(() -> { });
+        }
+        assertThat(pool.shutdownNow()).hasSize(3);
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        assertThatThrownBy(() -> pool.execute(() -> { })).isInstanceOf(PoolClosedException.class);
+        s = pool.stats();
+        assertThat(s.submitted()).isEqualTo(13);
+        assertThat(s.queued()).isZero();
+        assertThat(s.cancelled()).isEqualTo(3);
+        assertThat(s.rejected()).isEqualTo(1);
+        assertThat(s.completed() + s.failed()).isEqualTo(9);
+    }
+
     @Test
     void levels_describeThePool() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().name("levels").capacity(4).queueCapacity(3).spinNanos(0));
