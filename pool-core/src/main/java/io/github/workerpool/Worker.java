@@ -51,6 +51,10 @@ final class Worker implements Runnable {
      */
     boolean searching;
 
+    /** Queue mode: the stripe of the pool's queue this worker polls first, and its poll count (written by this worker). */
+    int home;
+    int polls;
+
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;
     /** Whether this worker no longer counts toward the pool's worker count; guarded by the pool's lock. */

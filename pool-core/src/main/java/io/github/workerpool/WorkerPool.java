@@ -6,10 +6,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Queue;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
@@ -209,7 +207,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private volatile int waitingCount;                               // waiters.size(), written under lock
     private volatile int workerCount;                                // written under lock
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
-    private final Queue<Object> queue;                               // null when queueCapacity == 0
+    private final TaskQueue queue;                                   // null when queueCapacity == 0
     private final AtomicInteger queued = new AtomicInteger();        // bounded queue: tasks in it (admission)
     private final boolean unboundedQueue;
     private final LongAdder enqueued;                                // unbounded queue, if countQueued: tasks ever put in it
@@ -277,7 +275,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         long timeout = blockingTimeout == null ? -1 : saturatedNanos(blockingTimeout);
         this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
         this.idle = preAlloc ? preAllocRing(builder.capacity, name) : new IdleWorkers.Stack();
-        this.queue = queueCapacity > 0 ? new ConcurrentLinkedQueue<>() : null;
+        this.queue = queueCapacity > 0 ? new TaskQueue(builder.capacity) : null;
         this.unboundedQueue = queueCapacity == Integer.MAX_VALUE;
         this.enqueued = unboundedQueue && builder.countQueued ? new LongAdder() : null;
         lock.lock();
@@ -491,6 +489,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         w.thread = t;
         workerCount++;
         workers.add(w);
+        if (queue != null) {
+            queue.adoptHome(w);
+        }
         return w;
     }
 
@@ -506,6 +507,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 w.retired = true;
                 workerCount--;
                 workers.remove(w);
+                if (queue != null) {
+                    queue.leaveHome(w);
+                }
                 // While this thread was being started it held a slot, so other callers may have
                 // found the pool full and now wait (or queued) for it with no worker to serve them:
                 // hand the slot to a task-less worker. Only for a caller's worker, so a factory
@@ -744,12 +748,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final class Waiter {
         final Object task;
         final Thread thread;
+        final int stripe; // queue mode: the caller's stripe, where a worker queues the task for it
         volatile int status = WAITING;
         volatile boolean parked;
 
         Waiter(Object task, Thread thread) {
             this.task = task;
             this.thread = thread;
+            this.stripe = queue != null ? queue.stripeOfThisThread() : 0;
         }
 
         /** Sets the outcome; called under the pool's lock after removing this waiter. */
@@ -888,7 +894,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 return null;
             }
             if (queue != null) {
-                Object t = queue.poll();
+                Object t = queue.poll(w);
                 if (t != null) {
                     if (unboundedQueue) {
                         w.addPolled();
@@ -973,7 +979,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
             waitingCount = waiters.size();
             queued.incrementAndGet(); // waiters exist only for a bounded queue
-            queue.offer(waiter.task);
+            queue.offer(waiter.task, waiter.stripe); // the caller's stripe keeps its tasks in order
             waiter.complete(ACCEPTED);
         } finally {
             lock.unlock();
@@ -1102,6 +1108,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 workerCount--;
             }
             workers.remove(w);
+            if (queue != null) {
+                queue.leaveHome(w);
+            }
             retiredCompleted += w.completed();
             retiredFailed += w.failed();
             retiredCancelled += w.cancelled();

@@ -1,0 +1,158 @@
+package io.github.workerpool;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A queue-mode pool's task queue: one {@link ConcurrentLinkedQueue} per stripe. A submitting
+ * thread always offers to the same stripe, and a worker polls its home stripe first.
+ *
+ * <p>Why: with one queue for all, two producers on two workers and two CPUs paid for every
+ * offer in contention on the queue's tail, a cost {@code ForkJoinPool} avoids by giving each
+ * submitting thread a queue of its own; striping measured 1.15x-1.28x there
+ * (BENCHMARKS.md, "Fifth round").
+ *
+ * <p>Order: the tasks of one thread are taken in the order it submitted them (one stripe, FIFO).
+ * Tasks of different threads have no order between them. A pool built with capacity 1, or on
+ * one CPU, has one stripe, so it is FIFO across threads like a single-thread executor.
+ *
+ * <p>Fairness: homes are spread evenly over the live workers, so once there are as many
+ * workers as stripes every stripe has one that serves it first. A worker looks at the
+ * other stripes whenever its own is empty, and before its own once every {@link #FAIR_EVERY}
+ * tasks, so a stripe that has no worker of its own (after a tune down) is not left behind.
+ */
+final class TaskQueue {
+
+    /** A worker looks at the other stripes first once in this many polls (a power of two). */
+    static final int FAIR_EVERY = 8;
+
+    /** Most stripes a pool uses: beyond this, scanning the empty ones costs more than it saves. */
+    static final int MAX_STRIPES = 16;
+
+    private static final AtomicInteger NEXT_PRODUCER = new AtomicInteger();
+
+    /** Each submitting thread's stripe number, modulo a pool's stripe count; taken in turn. */
+    private static final ThreadLocal<Integer> PRODUCER = ThreadLocal.withInitial(NEXT_PRODUCER::getAndIncrement);
+
+    private final ConcurrentLinkedQueue<Object>[] stripes;
+    private final int mask;
+    private final int[] homed; // live workers per home stripe; guarded by the pool's lock
+
+    /**
+     * A queue of one stripe per CPU, no more than the capacity the pool is built with, a power of
+     * two, at most {@link #MAX_STRIPES}.
+     * @param capacity the pool's capacity, or -1 for unbounded
+     */
+    TaskQueue(int capacity) {
+        this(capacity, Runtime.getRuntime().availableProcessors());
+    }
+
+    @SuppressWarnings("unchecked")
+    TaskQueue(int capacity, int cpus) {
+        int limit = Math.min(MAX_STRIPES, cpus);
+        if (capacity > 0) {
+            limit = Math.min(limit, capacity);
+        }
+        int n = Integer.highestOneBit(Math.max(1, limit));
+        stripes = new ConcurrentLinkedQueue[n];
+        for (int i = 0; i < n; i++) {
+            stripes[i] = new ConcurrentLinkedQueue<>();
+        }
+        mask = n - 1;
+        homed = new int[n];
+    }
+
+    /** Gives a new worker the home stripe with the fewest live workers; under the pool's lock. */
+    void adoptHome(Worker w) {
+        int best = 0;
+        for (int i = 1; i < homed.length; i++) {
+            if (homed[i] < homed[best]) {
+                best = i;
+            }
+        }
+        homed[best]++;
+        w.home = best;
+    }
+
+    /** A worker left; under the pool's lock. */
+    void leaveHome(Worker w) {
+        homed[w.home]--;
+    }
+
+    /** Queues the task on the calling thread's stripe. */
+    void offer(Object task) {
+        ConcurrentLinkedQueue<Object>[] s = stripes;
+        (s.length == 1 ? s[0] : s[PRODUCER.get() & mask]).offer(task);
+    }
+
+    /** Queues a task for another thread, on the stripe it had from {@link #stripeOfThisThread()}. */
+    void offer(Object task, int stripe) {
+        stripes[stripe & mask].offer(task);
+    }
+
+    /** The calling thread's stripe. */
+    int stripeOfThisThread() {
+        return stripes.length == 1 ? 0 : PRODUCER.get() & mask;
+    }
+
+    /** Takes the next task for the worker, from its home stripe first (mostly); null if all are empty. */
+    Object poll(Worker w) {
+        ConcurrentLinkedQueue<Object>[] s = stripes;
+        if (s.length == 1) {
+            return s[0].poll();
+        }
+        int start = (++w.polls & (FAIR_EVERY - 1)) == 0 ? w.home + 1 : w.home;
+        for (int i = 0; i < s.length; i++) {
+            Object t = s[(start + i) & mask].poll();
+            if (t != null) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Takes any task, stripe by stripe: for draining. */
+    Object poll() {
+        for (ConcurrentLinkedQueue<Object> q : stripes) {
+            Object t = q.poll();
+            if (t != null) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    boolean isEmpty() {
+        for (ConcurrentLinkedQueue<Object> q : stripes) {
+            if (!q.isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Tasks in the queue, counted: time proportional to the length. */
+    int size() {
+        long n = 0;
+        for (ConcurrentLinkedQueue<Object> q : stripes) {
+            n += q.size();
+        }
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    /** Takes the task back out (its producer lost a race with shutdown); false if a worker took it. */
+    boolean remove(Object task) {
+        ConcurrentLinkedQueue<Object>[] s = stripes;
+        return (s.length == 1 ? s[0] : s[PRODUCER.get() & mask]).remove(task);
+    }
+
+    /** The number of stripes. */
+    int stripes() {
+        return stripes.length;
+    }
+
+    /** A worker's home stripe's live-worker count, for tests; under the pool's lock. */
+    int homed(int stripe) {
+        return homed[stripe];
+    }
+}

@@ -1,0 +1,100 @@
+package io.github.workerpool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The striped task queue of queue-mode pools: stripe count, order per thread, fairness, homes. */
+class TaskQueueTest {
+
+    private record Item(int producer, int seq) {
+    }
+
+    @Test
+    void stripes_oneUnlessSeveralCpusAndWorkers() {
+        assertThat(new TaskQueue(1, 64).stripes()).as("capacity 1: FIFO across threads").isEqualTo(1);
+        assertThat(new TaskQueue(100, 1).stripes()).as("one CPU").isEqualTo(1);
+        assertThat(new TaskQueue(6, 8).stripes()).as("a power of two within capacity").isEqualTo(4);
+        assertThat(new TaskQueue(-1, 64).stripes()).as("unbounded, many CPUs").isEqualTo(TaskQueue.MAX_STRIPES);
+    }
+
+    @Test
+    void eachThreadsTasks_comeOutInTheOrderItSubmittedThem() throws Exception {
+        TaskQueue q = new TaskQueue(-1, 4);
+        int producers = 4;
+        int each = 2_000;
+        CountDownLatch done = new CountDownLatch(producers);
+        for (int p = 0; p < producers; p++) {
+            int id = p;
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    q.offer(new Item(id, i));
+                }
+                done.countDown();
+            });
+            t.start();
+        }
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(q.size()).isEqualTo(producers * each);
+        Worker w = new Worker(null, null);
+        q.adoptHome(w);
+        int[] next = new int[producers];
+        for (Object o; (o = q.poll(w)) != null; ) {
+            Item item = (Item) o;
+            assertThat(item.seq()).as("producer " + item.producer()).isEqualTo(next[item.producer()]);
+            next[item.producer()]++;
+        }
+        assertThat(next).containsOnly(each);
+        assertThat(q.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aWorkerServesOtherStripes_evenWhileItsOwnHasWork() throws Exception {
+        TaskQueue q = new TaskQueue(-1, 2);
+        Worker w = new Worker(null, null);
+        q.adoptHome(w);
+        for (int i = 0; i < 1_000; i++) {
+            q.offer(new Item(0, i), 0);
+            q.offer(new Item(1, i), 1);
+        }
+        int[] taken = new int[2];
+        for (int i = 0; i < 8 * TaskQueue.FAIR_EVERY; i++) {
+            taken[((Item) q.poll(w)).producer()]++;
+        }
+        assertThat(Math.min(taken[0], taken[1])).as("each stripe served at least once in FAIR_EVERY polls")
+                .isGreaterThanOrEqualTo(8);
+    }
+
+    @Test
+    void homes_areSpreadOverTheStripes() {
+        TaskQueue q = new TaskQueue(-1, 4);
+        List<Worker> ws = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Worker w = new Worker(null, null);
+            q.adoptHome(w);
+            ws.add(w);
+        }
+        assertThat(ws).extracting(w -> w.home).containsExactlyInAnyOrder(0, 1, 2, 3);
+        q.leaveHome(ws.get(2));
+        Worker replacement = new Worker(null, null);
+        q.adoptHome(replacement);
+        assertThat(replacement.home).as("the stripe left without a worker").isEqualTo(ws.get(2).home);
+        for (int s = 0; s < 4; s++) {
+            assertThat(q.homed(s)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void remove_takesBackTheCallersOwnTask() {
+        TaskQueue q = new TaskQueue(-1, 4);
+        Object task = new Object();
+        q.offer(task);
+        assertThat(q.remove(task)).isTrue();
+        assertThat(q.remove(task)).isFalse();
+        assertThat(q.isEmpty()).isTrue();
+    }
+}
