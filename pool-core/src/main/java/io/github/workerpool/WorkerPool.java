@@ -95,7 +95,9 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * In a queue pool (queueCapacity > 0), Go's scheduler is the model (spinning Ms, wakep):
      *   3. a new worker, if none is idle or searching and workerCount < capacity (under `lock`);
      *   4. the queue (unbounded, or while `queued` < queueCapacity). Workers poll it without a
-     *      lock, so the per-task cost is one offer and one poll. No worker is handed the task:
+     *      lock, so the per-task cost is one offer and one poll. It is striped (TaskQueue: a
+     *      stripe per submitting thread, a home stripe per worker), so two producers do not
+     *      contend on one tail. No worker is handed the task:
      *      - A worker that finds the queue empty becomes a *searcher* if fewer than
      *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for spinNanos / 5,
      *        then parks on the idle stack. `searching` counts searchers and workers woken to
