@@ -584,15 +584,7 @@ class WorkerPoolTest extends PoolTestSupport {
     @Test
     void unboundedQueue_countsQueuedTasksAsSubmitted() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().name("unbounded").capacity(2).queueCapacity(Integer.MAX_VALUE));
-        CountDownLatch gate = gate();
-        CountDownLatch started = new CountDownLatch(2);
-        for (int i = 0; i < 2; i++) {
-            pool.execute(() -> {
-                started.countDown();
-                hold(gate);
-            });
-        }
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch gate = occupy(pool, 2);
         for (int i = 0; i < 5; i++) {
             pool.execute(() -> { });
         }
@@ -605,15 +597,7 @@ class WorkerPoolTest extends PoolTestSupport {
         assertThat(s.submitted()).isEqualTo(7);
         assertThat(s.completed()).isEqualTo(7);
 
-        CountDownLatch gate2 = gate();
-        CountDownLatch started2 = new CountDownLatch(2);
-        for (int i = 0; i < 2; i++) {
-            pool.execute(() -> {
-                started2.countDown();
-                hold(gate2);
-            });
-        }
-        assertThat(started2.await(10, TimeUnit.SECONDS)).isTrue();
+        occupy(pool, 2);
         for (int i = 0; i < 3; i++) {
             pool.execute(() -> { });
         }
