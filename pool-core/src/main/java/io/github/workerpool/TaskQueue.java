@@ -81,8 +81,7 @@ final class TaskQueue {
 
     /** Queues the task on the calling thread's stripe. */
     void offer(Object task) {
-        ConcurrentLinkedQueue<Object>[] s = stripes;
-        (s.length == 1 ? s[0] : s[PRODUCER.get() & mask]).offer(task);
+        stripes[stripeOfThisThread()].offer(task);
     }
 
     /** Queues a task for another thread, on the stripe it had from {@link #stripeOfThisThread()}. */
@@ -142,8 +141,7 @@ final class TaskQueue {
 
     /** Takes the task back out (its producer lost a race with shutdown); false if a worker took it. */
     boolean remove(Object task) {
-        ConcurrentLinkedQueue<Object>[] s = stripes;
-        return (s.length == 1 ? s[0] : s[PRODUCER.get() & mask]).remove(task);
+        return stripes[stripeOfThisThread()].remove(task);
     }
 
     /** The number of stripes. */
