@@ -171,7 +171,8 @@ public final class FunctionPool<T> implements AutoCloseable {
 
     /**
      * Stops intake, interrupts running invocations, and returns every argument that was accepted
-     * but never passed to the function, in queue order; nothing is dropped silently.
+     * but never passed to the function (each submitting thread's in the order it submitted them);
+     * nothing is dropped silently.
      */
     @SuppressWarnings("unchecked")
     public List<T> releaseNow() {

@@ -1,5 +1,6 @@
 package io.github.workerpool;
 
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Fairness: homes are spread evenly over the live workers, so once there are as many
  * workers as stripes every stripe has one that serves it first. A worker looks at the
- * other stripes whenever its own is empty, and before its own once every {@link #FAIR_EVERY}
- * tasks, so a stripe that has no worker of its own (after a tune down) is not left behind.
+ * other stripes whenever its own is empty, and once every {@link #FAIR_EVERY} polls it starts
+ * at another stripe, each of the others in turn. So a stripe with no worker of its own (after a
+ * tune down) is served first at least once in {@code FAIR_EVERY * (stripes - 1)} polls of every
+ * worker, however busy the other stripes are.
  */
 final class TaskQueue {
 
@@ -100,7 +103,11 @@ final class TaskQueue {
         if (s.length == 1) {
             return s[0].poll();
         }
-        int start = (++w.polls & (FAIR_EVERY - 1)) == 0 ? w.home + 1 : w.home;
+        int p = ++w.polls;
+        // Every FAIR_EVERY-th poll starts at the next stripe in turn, all of them in rotation: a
+        // fixed "home + 1" would leave a stripe two away from every home unread for as long as
+        // the stripes before it have work (one worker left with four stripes after a tune down).
+        int start = (p & (FAIR_EVERY - 1)) == 0 ? w.home + 1 + (p / FAIR_EVERY) % (s.length - 1) : w.home;
         for (int i = 0; i < s.length; i++) {
             Object t = s[(start + i) & mask].poll();
             if (t != null) {
@@ -137,6 +144,17 @@ final class TaskQueue {
             n += q.size();
         }
         return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    /** Tasks in the queue, counted only as far as {@code limit}. */
+    int sizeAtMost(int limit) {
+        int n = 0;
+        for (ConcurrentLinkedQueue<Object> q : stripes) {
+            for (Iterator<Object> it = q.iterator(); n < limit && it.hasNext(); it.next()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Takes the task back out (its producer lost a race with shutdown); false if a worker took it. */

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -221,6 +222,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
 
     private final LongAdder submitted = new LongAdder();             // all but tasks that entered an unbounded queue
+    private final AtomicLong submittedHigh = new AtomicLong();       // an unbounded queue's highest stats() total
     private final LongAdder rejected = new LongAdder();
     private final LongAdder returned = new LongAdder();
     private long retiredCompleted;                                   // guarded by lock
@@ -508,9 +510,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             try {
                 w.retired = true;
                 workerCount--;
-                workers.remove(w);
-                if (queue != null) {
-                    queue.leaveHome(w);
+                if (workers.remove(w) && queue != null) {
+                    queue.leaveHome(w); // once: a thread that did start after all exits through workerExited
                 }
                 // While this thread was being started it held a slot, so other callers may have
                 // found the pool full and now wait (or queued) for it with no worker to serve them:
@@ -1109,8 +1110,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 w.retired = true;
                 workerCount--;
             }
-            workers.remove(w);
-            if (queue != null) {
+            if (workers.remove(w) && queue != null) {
                 queue.leaveHome(w);
             }
             retiredCompleted += w.completed();
@@ -1236,7 +1236,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 // New workers start without a task and take the waiting callers' tasks (then queued
                 // ones) themselves once running: a thread that cannot be created or started then
                 // leaves a caller waiting, instead of accepting its task and dropping it.
-                int wanted = waiters.size() + (state < STOP ? queued() : 0);
+                int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
+                int wanted = waiters.size() + (state < STOP ? queuedAtMost(room) : 0);
                 for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
                     Worker drainer = newWorkerLocked(null);
                     if (drainer == null) {
@@ -1324,7 +1325,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /**
      * Stops intake, interrupts running tasks, and returns every task that was accepted but never
-     * started, in queue order. Callers waiting for a worker get a {@link PoolClosedException}.
+     * started; each submitting thread's tasks come back in the order it submitted them. Callers
+     * waiting for a worker get a {@link PoolClosedException}.
      * Tasks created by {@code submit} are returned as their {@link java.util.concurrent.Future}s.
      */
     @Override
@@ -1520,6 +1522,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         return waitingCount;
     }
 
+    /** queued(), but counting an unbounded queue only as far as {@code limit} (callers hold the lock). */
+    private int queuedAtMost(int limit) {
+        return unboundedQueue && enqueued == null ? queue.sizeAtMost(limit) : Math.min(limit, queued());
+    }
+
     /**
      * Tasks accepted into the queue and not yet taken by a worker. An unbounded queue keeps no
      * count on the submitting path (a shared counter there cost a third of the throughput), so
@@ -1551,25 +1558,46 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
     /** Returns a snapshot of the pool's levels and totals. */
     public final PoolStats stats() {
+        long completed;
+        long failed;
+        long cancelled;
+        long polled; // an unbounded queue's tasks count as submitted once polled
+        long submittedNow;
+        int cap;
+        int running;
+        int idleNow;
+        int waiting;
         lock.lock();
         try {
-            long completed = retiredCompleted;
-            long failed = retiredFailed;
-            long cancelled = retiredCancelled + returned.sum();
-            long polled = retiredPolled; // an unbounded queue's tasks count as submitted once polled
+            completed = retiredCompleted;
+            failed = retiredFailed;
+            cancelled = retiredCancelled + returned.sum();
+            polled = retiredPolled;
             for (Worker w : workers) {
                 completed += w.completed();
                 failed += w.failed();
                 cancelled += w.cancelled();
                 polled += w.polled();
             }
-            int queuedNow = queued();
-            long submittedTotal = submitted.sum() + (unboundedQueue ? polled + queuedNow : 0);
-            return new PoolStats(name, capacity, running(), idle(), waitingCount, queuedNow,
-                    submittedTotal, completed, failed, rejected.sum(), cancelled);
+            submittedNow = submitted.sum();
+            cap = capacity;
+            running = running();
+            idleNow = idle();
+            waiting = waitingCount;
         } finally {
             lock.unlock();
         }
+        // Counted after the lock is released: an unbounded queue is counted by walking it. Read in
+        // this order (polled and submitted first, then the queue), a task moving out of the queue
+        // meanwhile can be missed but never counted twice, so the total only errs low; keeping the
+        // highest total seen makes it never go down, and it is exact whenever the pool is quiet.
+        int queuedNow = queued();
+        long submittedTotal = submittedNow;
+        if (unboundedQueue) {
+            submittedTotal = submittedHigh.accumulateAndGet(submittedNow + polled + queuedNow, Math::max);
+        }
+        return new PoolStats(name, cap, running, idleNow, waiting, queuedNow,
+                submittedTotal, completed, failed, rejected.sum(), cancelled);
     }
 
     /** Returns the options this pool was built with; {@code capacity} is the current one. */

@@ -70,6 +70,28 @@ class TaskQueueTest {
     }
 
     @Test
+    void aStripeWithNoHome_isServed_whileTheStripesBeforeItStayBusy() {
+        // One worker left with four stripes (a tune down): its home and the next stripe never run
+        // dry, and a task waits on a stripe two further on.
+        TaskQueue q = new TaskQueue(-1, 4);
+        Worker w = new Worker(null, null);
+        q.adoptHome(w);
+        assertThat(w.home).isZero();
+        Object waiting = new Item(2, 0);
+        q.offer(waiting, 2);
+        int polls = 0;
+        Object t;
+        do {
+            q.offer(new Item(0, polls), 0);
+            q.offer(new Item(1, polls), 1);
+            t = q.poll(w);
+            polls++;
+        } while (t != waiting && polls < 1_000);
+        assertThat(t).as("the task on stripe 2").isSameAs(waiting);
+        assertThat(polls).as("polls until stripe 2 came first").isLessThanOrEqualTo(TaskQueue.FAIR_EVERY * 3);
+    }
+
+    @Test
     void homes_areSpreadOverTheStripes() {
         TaskQueue q = new TaskQueue(-1, 4);
         List<Worker> ws = new ArrayList<>();

@@ -613,6 +613,30 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void unboundedQueue_submittedNeverGoesDown_whileWorkersDrainIt() throws Exception {
+        // stats() counts an unbounded queue by walking it while workers take tasks out: a task
+        // taken behind the walk is in neither count, so without care the total dips mid-drain.
+        WorkerPool pool = pool(WorkerPool.builder().name("drain").capacity(2).queueCapacity(Integer.MAX_VALUE));
+        CountDownLatch gate = occupy(pool, 2);
+        int tasks = 300_000;
+        for (int i = 0; i < tasks; i++) {
+            pool.execute(() -> { });
+        }
+        long expected = tasks + 2;
+        assertThat(pool.stats().submitted()).isEqualTo(expected);
+        open(gate);
+        long lowest = expected;
+        int samples = 0;
+        for (PoolStats s; (s = pool.stats()).queued() > 0; samples++) {
+            lowest = Math.min(lowest, s.submitted());
+        }
+        assertThat(lowest).as("lowest of %d totals taken while the queue drained", samples).isEqualTo(expected);
+        awaitUntil("quiet", () -> pool.running() == 0);
+        assertThat(pool.stats().submitted()).isEqualTo(expected);
+        assertThat(pool.stats().completed()).isEqualTo(expected);
+    }
+
+    @Test
     void levels_describeThePool() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().name("levels").capacity(4).queueCapacity(3).spinNanos(0));
         CountDownLatch gate = gate();
