@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -154,6 +155,34 @@ class BenchmarksSmokeTest {
                 b.tearDown();
             }
         }));
+    }
+
+    @Test
+    void spinPairs() throws Exception {
+        // Two pairs from two threads, as JMH's @Threads(2) runs twoPairs; only that both run.
+        SpinPairsBenchmark b = new SpinPairsBenchmark();
+        SpinPairsBenchmark.Pair[] pairs = {new SpinPairsBenchmark.Pair(), new SpinPairsBenchmark.Pair()};
+        for (SpinPairsBenchmark.Pair p : pairs) {
+            p.setUp();
+        }
+        try {
+            Thread other = new Thread(() -> {
+                for (int i = 1; i <= 100; i++) {
+                    b.twoPairs(pairs[1]);
+                }
+            });
+            other.start();
+            for (int i = 1; i <= 100; i++) {
+                assertThat(b.onePair(pairs[0])).isEqualTo(i);
+            }
+            other.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(other.isAlive()).as("second pair still running").isFalse();
+            assertThat(pairs[1].seq).isEqualTo(100);
+        } finally {
+            for (SpinPairsBenchmark.Pair p : pairs) {
+                p.tearDown();
+            }
+        }
     }
 
     @TestFactory
