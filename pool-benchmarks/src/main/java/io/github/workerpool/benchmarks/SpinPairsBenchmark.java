@@ -1,6 +1,7 @@
 package io.github.workerpool.benchmarks;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -74,6 +75,75 @@ public class SpinPairsBenchmark {
             }
             return s;
         }
+    }
+
+    /**
+     * The least a spinning hand-off can be, with no pool around it: two worker threads, each
+     * with a mailbox; a producer (a JMH thread) puts a task into the first empty mailbox it finds
+     * (one compare-and-set) and returns; the worker runs it and empties its mailbox. A caller
+     * blocks until a worker is free, as in hand-off mode, but nothing else is done: no counters,
+     * no parking, no fairness.
+     */
+    @State(Scope.Benchmark)
+    public static class Mailboxes {
+        static final Runnable TASK = () -> { };
+        final AtomicReferenceArray<Runnable> boxes = new AtomicReferenceArray<>(2);
+        volatile boolean running;
+        Thread[] workers;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            running = true;
+            workers = new Thread[boxes.length()];
+            for (int i = 0; i < workers.length; i++) {
+                int box = i;
+                workers[i] = new Thread(() -> {
+                    while (running) {
+                        Runnable t = boxes.get(box);
+                        if (t != null) {
+                            t.run();
+                            boxes.set(box, null);
+                        } else {
+                            Thread.onSpinWait();
+                        }
+                    }
+                }, "mailbox-worker-" + i);
+                workers[i].setDaemon(true);
+                workers[i].start();
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException {
+            running = false;
+            for (Thread w : workers) {
+                w.join();
+            }
+        }
+
+        /** Hands the task to the first free worker, spinning until one is. */
+        boolean handOff() {
+            for (int i = 0; ; i = (i + 1) % boxes.length()) {
+                if (boxes.get(i) == null && boxes.compareAndSet(i, null, TASK)) {
+                    return true;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Tasks handed through the mailboxes by one producer. */
+    @Benchmark
+    @Threads(1)
+    public boolean mailboxesOneProducer(Mailboxes m) {
+        return m.handOff();
+    }
+
+    /** Tasks handed through the mailboxes by two producers together (four spinning threads). */
+    @Benchmark
+    @Threads(2)
+    public boolean mailboxesTwoProducers(Mailboxes m) {
+        return m.handOff();
     }
 
     /** Round trips of one pair (two spinning threads). */

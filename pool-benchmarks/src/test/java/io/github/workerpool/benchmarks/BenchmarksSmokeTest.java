@@ -185,6 +185,28 @@ class BenchmarksSmokeTest {
         }
     }
 
+    @Test
+    void mailboxes() throws Exception {
+        SpinPairsBenchmark b = new SpinPairsBenchmark();
+        SpinPairsBenchmark.Mailboxes m = new SpinPairsBenchmark.Mailboxes();
+        m.setUp();
+        try {
+            Thread other = new Thread(() -> {
+                for (int i = 0; i < 100; i++) {
+                    b.mailboxesTwoProducers(m);
+                }
+            });
+            other.start();
+            for (int i = 0; i < 100; i++) {
+                assertThat(b.mailboxesOneProducer(m)).isTrue();
+            }
+            other.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(other.isAlive()).as("second producer still running").isFalse();
+        } finally {
+            m.tearDown();
+        }
+    }
+
     @TestFactory
     Stream<DynamicTest> virtualThreads() {
         return Stream.of("reuse", "start").map(mode -> dynamicTest(mode, () -> {
