@@ -139,11 +139,7 @@ final class TaskQueue {
 
     /** Tasks in the queue, counted: time proportional to the length. */
     int size() {
-        long n = 0;
-        for (ConcurrentLinkedQueue<Object> q : stripes) {
-            n += q.size();
-        }
-        return (int) Math.min(Integer.MAX_VALUE, n);
+        return sizeAtMost(Integer.MAX_VALUE);
     }
 
     /** Tasks in the queue, counted only as far as {@code limit}. */
