@@ -6,14 +6,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * A worker pool bound to one function, which it applies to each argument handed to
  * {@link #invoke(Object)}: ants' {@code PoolWithFunc} / {@code PoolWithFuncGeneric}.
  *
  * <p>It behaves exactly like a {@link WorkerPool} built from the same {@link WorkerPool.Builder}
- * (capacity, queue, blocking or nonblocking, expiry and purge, {@code tune}, counts and
- * lifecycle), but the unit of work is the argument itself: {@code invoke} allocates no task
+ * (capacity, queue, blocking or nonblocking, expiry and purge, {@code tune} and
+ * {@code reconfigure}, listeners, counts and lifecycle), but the unit of work is the argument itself: {@code invoke} allocates no task
  * object, which matters when one function is applied to millions of small inputs.
  *
  * <pre>{@code
@@ -33,12 +34,12 @@ import java.util.function.Consumer;
  *
  * @param <T> the type of the function's argument
  */
-public final class FunctionPool<T> implements AutoCloseable {
+public final class FunctionPool<T> implements Pool {
 
     private final WorkerPool pool;
 
-    private FunctionPool(WorkerPool pool) {
-        this.pool = pool;
+    private FunctionPool(WorkerPool.Settings settings, Consumer<Object> function) {
+        this.pool = new WorkerPool(settings, function, this); // listeners hear of this FunctionPool
     }
 
     /**
@@ -55,7 +56,7 @@ public final class FunctionPool<T> implements AutoCloseable {
     public static <T> FunctionPool<T> of(WorkerPool.Builder builder, Consumer<? super T> function) {
         Objects.requireNonNull(builder, "builder");
         Objects.requireNonNull(function, "function");
-        return new FunctionPool<>(new WorkerPool(builder, (Consumer<Object>) function));
+        return new FunctionPool<>(builder.settings(), (Consumer<Object>) function);
     }
 
     /**
@@ -76,36 +77,43 @@ public final class FunctionPool<T> implements AutoCloseable {
     }
 
     /** Returns the pool's name. */
+    @Override
     public String name() {
         return pool.name();
     }
 
     /** Most invocations that may run at once; -1 when unbounded (ants {@code Cap}). */
+    @Override
     public int capacity() {
         return pool.capacity();
     }
 
     /** Invocations executing right now (busy workers). */
+    @Override
     public int running() {
         return pool.running();
     }
 
     /** Live workers waiting for work. */
+    @Override
     public int idle() {
         return pool.idle();
     }
 
     /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
+    @Override
     public int free() {
         return pool.free();
     }
 
     /** Callers blocked inside {@link #invoke} waiting for a worker (ants {@code Waiting}). */
+    @Override
     public int waiting() {
         return pool.waiting();
     }
 
     /** Arguments accepted into the queue and not yet started. */
+    @Override
     public int queued() {
         return pool.queued();
     }
@@ -114,12 +122,13 @@ public final class FunctionPool<T> implements AutoCloseable {
      * Returns a snapshot of the pool's levels and totals; {@code submitted} counts every call of
      * {@link #invoke}, rejected ones too.
      */
+    @Override
     public PoolStats stats() {
         return pool.stats();
     }
 
-    /** Returns the options this pool was built with; {@code capacity} is the current one. */
-    public WorkerPool.Config config() {
+    @Override
+    public PoolConfig config() {
         return pool.config();
     }
 
@@ -129,14 +138,33 @@ public final class FunctionPool<T> implements AutoCloseable {
      * @throws IllegalArgumentException if capacity is 0 or below -1
      * @throws IllegalStateException if the pool was built with {@code preAlloc(true)}
      */
+    @Override
     public void tune(int capacity) {
         pool.tune(capacity);
+    }
+
+    /** Changes live options as {@link WorkerPool#reconfigure} does. */
+    @Override
+    public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
+        return pool.reconfigure(change);
+    }
+
+    /** Adds a listener; it is told of this FunctionPool. */
+    @Override
+    public void addListener(PoolListener listener) {
+        pool.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(PoolListener listener) {
+        pool.removeListener(listener);
     }
 
     /**
      * Stops every idle worker now; running invocations are not touched.
      * @return how many idle workers were stopped
      */
+    @Override
     public int purge() {
         return pool.purge();
     }
@@ -145,6 +173,7 @@ public final class FunctionPool<T> implements AutoCloseable {
      * ants' {@code Release}: stops intake; queued and running invocations finish; callers waiting
      * in {@link #invoke} get a {@link PoolClosedException}. Does not wait.
      */
+    @Override
     public void release() {
         pool.shutdown();
     }
@@ -155,16 +184,19 @@ public final class FunctionPool<T> implements AutoCloseable {
      * @return true if the pool terminated in time
      * @throws InterruptedException if interrupted while waiting
      */
+    @Override
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         return pool.releaseTimeout(timeout);
     }
 
     /** Reopens a released pool (ants {@code Reboot}); does nothing if it is running. */
+    @Override
     public void reboot() {
         pool.reboot();
     }
 
     /** ants' {@code IsClosed}: whether the pool was released (and not rebooted). */
+    @Override
     public boolean isClosed() {
         return pool.isClosed();
     }
@@ -175,6 +207,7 @@ public final class FunctionPool<T> implements AutoCloseable {
      * nothing is dropped silently.
      */
     @SuppressWarnings("unchecked")
+    @Override
     public List<T> releaseNow() {
         List<Object> never = pool.stopNow();
         List<T> args = new ArrayList<>(never.size());
@@ -185,6 +218,7 @@ public final class FunctionPool<T> implements AutoCloseable {
     }
 
     /** Whether the pool was released and every worker has exited. */
+    @Override
     public boolean isTerminated() {
         return pool.isTerminated();
     }
@@ -195,6 +229,7 @@ public final class FunctionPool<T> implements AutoCloseable {
      * @return true if it terminated, false if the timeout passed first
      * @throws InterruptedException if interrupted while waiting
      */
+    @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
         return pool.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 
 /**
  * Several {@link WorkerPool}s behind one {@link java.util.concurrent.ExecutorService}, so that
@@ -37,7 +38,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>This class is thread-safe.
  */
-public final class MultiPool extends AbstractExecutorService implements AutoCloseable {
+public final class MultiPool extends AbstractExecutorService implements Pool {
 
     /** How {@link MultiPool} picks the sub-pool for a task. */
     public enum LoadBalancing {
@@ -79,13 +80,13 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         }
         Objects.requireNonNull(poolBuilder, "poolBuilder");
         Objects.requireNonNull(loadBalancing, "loadBalancing");
-        String base = poolBuilder.name;
+        WorkerPool.Settings settings = poolBuilder.settings();
+        String base = settings.config().name();
         WorkerPool[] pools = new WorkerPool[size];
         try {
             for (int i = 0; i < size; i++) {
-                poolBuilder.name = base + "-" + i;
-                poolBuilder.countQueued = loadBalancing == LoadBalancing.LEAST_TASKS;
-                pools[i] = new WorkerPool(poolBuilder);
+                pools[i] = new WorkerPool(settings.named(base + "-" + i, loadBalancing == LoadBalancing.LEAST_TASKS),
+                        null, null);
             }
         } catch (RuntimeException e) {
             for (WorkerPool p : pools) {
@@ -94,9 +95,6 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
                 }
             }
             throw e;
-        } finally {
-            poolBuilder.name = base;
-            poolBuilder.countQueued = false;
         }
         return new MultiPool(base, pools, loadBalancing);
     }
@@ -174,6 +172,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     // ---------------------------------------------------------------- figures
 
     /** Returns the multi-pool's name (its sub-pools are named {@code name-0}, {@code name-1}, ...). */
+    @Override
     public String name() {
         return name;
     }
@@ -204,6 +203,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Sum of the sub-pools' capacities; -1 if any is unbounded. */
+    @Override
     public int capacity() {
         long sum = 0;
         for (WorkerPool p : pools) {
@@ -217,6 +217,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Tasks executing right now, over all sub-pools. */
+    @Override
     public int running() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -226,6 +227,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Idle workers, over all sub-pools. */
+    @Override
     public int idle() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -235,6 +237,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Sum of the sub-pools' {@code free()}; -1 if any is unbounded. */
+    @Override
     public int free() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -248,6 +251,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Callers blocked waiting for a worker, over all sub-pools. */
+    @Override
     public int waiting() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -257,6 +261,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Tasks queued and not yet started, over all sub-pools. */
+    @Override
     public int queued() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -270,6 +275,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      * any is unbounded), plus the tasks refused because the multi-pool was shut down; the totals
      * add up as for one pool.
      */
+    @Override
     public PoolStats stats() {
         int capacity = 0;
         int running = 0;
@@ -282,6 +288,8 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
         long failed = 0;
         long rejected = closed;
         long cancelled = 0;
+        long queueTimeouts = 0;
+        long runTimeouts = 0;
         for (WorkerPool p : pools) {
             PoolStats s = p.stats();
             capacity = capacity < 0 || s.capacity() < 0 ? -1 : capacity + s.capacity();
@@ -294,9 +302,11 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
             failed += s.failed();
             rejected += s.rejected();
             cancelled += s.cancelled();
+            queueTimeouts += s.queueTimeouts();
+            runTimeouts += s.runTimeouts();
         }
         return new PoolStats(name, capacity, running, idle, waiting, queued, submitted, completed, failed,
-                rejected, cancelled);
+                rejected, cancelled, queueTimeouts, runTimeouts);
     }
 
     // ---------------------------------------------------------------- tune, purge
@@ -308,10 +318,56 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      * @throws IllegalArgumentException if capacityPerPool is 0 or below -1
      * @throws IllegalStateException if the pools were built with {@code preAlloc(true)}
      */
+    @Override
     public void tune(int capacityPerPool) {
-        WorkerPool.checkCapacity(capacityPerPool);
+        PoolConfig.checkCapacity(capacityPerPool);
+        reconfigure(c -> c.withCapacity(capacityPerPool));
+    }
+
+    /**
+     * The options of each sub-pool, under the multi-pool's name: those of sub-pool 0 ({@code capacity}
+     * is per pool, while {@link #capacity()} is the sum).
+     */
+    @Override
+    public PoolConfig config() {
+        return pools[0].config().withName(name);
+    }
+
+    /**
+     * Gives every sub-pool the options {@code change} makes of {@link #config()} (per pool, as
+     * {@link #tune} does), as {@link WorkerPool#reconfigure} does for one; to change one sub-pool,
+     * use {@code pool(i).reconfigure(...)}. The new options are checked against every sub-pool
+     * before any changes.
+     */
+    @Override
+    public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
+        Objects.requireNonNull(change, "change");
+        PoolConfig current = config();
+        PoolConfig next = change.apply(current);
+        current.checkLiveChange(next);
         for (WorkerPool p : pools) {
-            p.tune(capacityPerPool);
+            PoolConfig own = p.config();
+            own.checkLiveChange(next.withName(own.name()));
+        }
+        for (WorkerPool p : pools) {
+            p.reconfigure(c -> next.withName(c.name()));
+        }
+        return config();
+    }
+
+    /** Adds a listener to every sub-pool; it is told of this multi-pool. */
+    @Override
+    public void addListener(PoolListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        for (WorkerPool p : pools) {
+            p.addListener(listener, this);
+        }
+    }
+
+    @Override
+    public void removeListener(PoolListener listener) {
+        for (WorkerPool p : pools) {
+            p.removeListener(listener);
         }
     }
 
@@ -319,6 +375,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      * Stops every idle worker of every sub-pool now.
      * @return how many idle workers were stopped
      */
+    @Override
     public int purge() {
         int sum = 0;
         for (WorkerPool p : pools) {
@@ -338,6 +395,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** ants' {@code Release}: the same as {@link #shutdown()}. */
+    @Override
     public void release() {
         shutdown();
     }
@@ -349,6 +407,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      * @return true if every sub-pool terminated in time
      * @throws InterruptedException if interrupted while waiting
      */
+    @Override
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         shutdown();
@@ -356,6 +415,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Reopens every shut-down sub-pool (ants {@code Reboot}). */
+    @Override
     public void reboot() {
         for (WorkerPool p : pools) {
             p.reboot();
@@ -363,6 +423,7 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
     }
 
     /** Whether every sub-pool is shut down (ants {@code IsClosed}). */
+    @Override
     public boolean isClosed() {
         for (WorkerPool p : pools) {
             if (!p.isClosed()) {
@@ -378,6 +439,12 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
      */
     @Override
     public List<Runnable> shutdownNow() {
+        return releaseNow();
+    }
+
+    /** The same as {@link #shutdownNow()}. */
+    @Override
+    public List<Runnable> releaseNow() {
         List<Runnable> never = new ArrayList<>();
         for (WorkerPool p : pools) {
             never.addAll(p.shutdownNow());
@@ -398,6 +465,11 @@ public final class MultiPool extends AbstractExecutorService implements AutoClos
             }
         }
         return true;
+    }
+
+    @Override
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     @Override

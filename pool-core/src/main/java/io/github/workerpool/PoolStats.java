@@ -1,7 +1,7 @@
 package io.github.workerpool;
 
 /**
- * An immutable snapshot of a pool's levels and totals, as returned by {@link WorkerPool#stats()}.
+ * An immutable snapshot of a pool's levels and totals, as returned by {@link Pool#stats()}.
  *
  * <p>Levels ({@code capacity} to {@code queued}) describe the moment of the snapshot; totals
  * count since the pool was built. Each figure is read without stopping the pool, so while tasks
@@ -20,6 +20,9 @@ package io.github.workerpool;
  * @param failed    tasks that ended by throwing
  * @param rejected  tasks refused with a {@link java.util.concurrent.RejectedExecutionException}
  * @param cancelled tasks returned by {@code shutdownNow()} or cancelled before they started
+ * @param queueTimeouts tasks that started later than {@code queueTimeout} after they were submitted
+ *                      (they ran; also counted in completed or failed)
+ * @param runTimeouts   tasks that ran longer than {@code runTimeout} (also counted in completed or failed)
  */
 public record PoolStats(
         String name,
@@ -32,7 +35,9 @@ public record PoolStats(
         long completed,
         long failed,
         long rejected,
-        long cancelled) {
+        long cancelled,
+        long queueTimeouts,
+        long runTimeouts) {
 
     /** Returns {@code capacity - running}, never below 0; -1 when the pool is unbounded. */
     public int free() {

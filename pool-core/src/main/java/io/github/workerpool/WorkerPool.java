@@ -56,10 +56,13 @@ import java.util.function.UnaryOperator;
  * {@link #reboot()} reopens a shut-down pool. Each accepted task either runs or is returned by
  * {@code shutdownNow()}; nothing is dropped.
  *
- * <p>This class is thread-safe. It is not final only so that framework adapters (such as the
- * Spring Boot starter's) can make one object that is both a pool and their executor type.
+ * <p>Every option but the name, {@code preAlloc}, {@code virtualThreads} and the thread factory
+ * can be changed while the pool runs, several at once, with {@link #reconfigure}; a
+ * {@link PoolListener} observes every task's start, end, rejection and timeouts.
+ *
+ * <p>This class is thread-safe.
  */
-public class WorkerPool extends AbstractExecutorService implements AutoCloseable {
+public class WorkerPool extends AbstractExecutorService implements Pool {
 
     /*
      * Implementation notes.
@@ -177,28 +180,37 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private static final int ACCEPTED = 1;
     private static final int CLOSED = 2;
 
-    // Configuration.
+    /** Submit time of a task submitted while nobody needed it. */
+    static final long NO_TIME = Long.MIN_VALUE;
+
+    // Fixed configuration.
     private final String name;
-    private final Duration expiry;
-    private final boolean disablePurge;
     private final boolean preAlloc;
-    private final int queueCapacity;
-    private final boolean nonblocking;
-    private final int maxBlockingTasks;
-    private final Duration blockingTimeout;
-    private final boolean virtualThreads;
     private final ThreadFactory threadFactory;
-    private final boolean customThreadFactory;
     private final Consumer<Throwable> panicHandler;
     private final UnaryOperator<Runnable> taskDecorator;
     private final Consumer<Object> function;                         // non-null for FunctionPool
+    private final Pool facade;                                       // what listeners are told about
     private final long spinNanos;
     private final long spinnerNanos;                                 // spinner's share of spinNanos
     private final LongSupplier clock;
-    private final long expiryNanos;
-    private final long blockingTimeoutNanos;
+    private final boolean unboundedQueue;
 
+    // Live configuration: `config` is the whole, the others are its fields the hot paths read;
+    // all written together under `lock` (reconfigure).
+    private volatile PoolConfig config;
     private volatile int capacity;
+    private volatile int queueCapacity;
+    private volatile boolean nonblocking;
+    private volatile int maxBlockingTasks;
+    private volatile long expiryNanos;
+    private volatile long blockingTimeoutNanos;                      // -1: no limit
+    private volatile long queueTimeoutNanos;                         // -1: not checked
+    private volatile long runTimeoutNanos;                           // -1: not checked
+    private volatile Listeners listeners;                            // null: none
+    private volatile boolean stampSubmit;                            // listeners or queueTimeout need submit times
+    private final RateLimitedLog warnings = new RateLimitedLog();
+
     private volatile int state;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -212,7 +224,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
     private final TaskQueue queue;                                   // null when queueCapacity == 0
     private final AtomicInteger queued = new AtomicInteger();        // bounded queue: tasks in it (admission)
-    private final boolean unboundedQueue;
     private final LongAdder enqueued;                                // unbounded queue, if countQueued: tasks ever put in it
     private long retiredPolled;                                      // unbounded queue; guarded by lock
     private final AtomicInteger searching = new AtomicInteger();     // queue mode; see the notes
@@ -225,65 +236,41 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private final AtomicLong submittedHigh = new AtomicLong();       // an unbounded queue's highest stats() total
     private final LongAdder rejected = new LongAdder();
     private final LongAdder returned = new LongAdder();
+    private final LongAdder queueTimeouts = new LongAdder();
+    private final LongAdder runTimeouts = new LongAdder();
     private long retiredCompleted;                                   // guarded by lock
     private long retiredFailed;                                      // guarded by lock
     private long retiredCancelled;                                   // guarded by lock
 
     /**
-     * Creates a pool from a builder; {@link Builder#build()} is the usual way.
-     * @param builder the configuration
-     * @throws IllegalStateException if no capacity was set, or virtual threads were asked for on Java 17
-     * @throws IllegalArgumentException if options contradict each other
+     * A pool with the given settings (validated by {@link Builder#settings()}).
+     * @param function non-null for a FunctionPool: the work items are its arguments
+     * @param facade   the pool listeners hear of: a FunctionPool, or this pool if null
      */
-    protected WorkerPool(Builder builder) {
-        this(builder, null);
-    }
-
-    /** A pool whose work items are arguments of {@code function} rather than Runnables. */
-    WorkerPool(Builder builder, Consumer<Object> function) {
-        Objects.requireNonNull(builder, "builder");
+    WorkerPool(Settings settings, Consumer<Object> function, Pool facade) {
+        PoolConfig c = settings.config();
         this.function = function;
-        if (builder.capacity == null) {
-            throw new IllegalStateException("capacity is required: call capacity(n) with n >= 1, "
-                    + "or capacity(-1) for an unbounded pool (pool '" + builder.name + "')");
-        }
-        if (builder.preAlloc && builder.capacity < 0) {
-            throw new IllegalArgumentException("preAlloc needs a bounded capacity, but capacity is -1 (pool '"
-                    + builder.name + "'): set a capacity >= 1 or turn preAlloc off");
-        }
-        if (builder.virtualThreads && builder.threadFactory != null) {
-            throw new IllegalArgumentException("virtualThreads(true) and threadFactory(...) both set (pool '"
-                    + builder.name + "'): the thread factory decides the kind of thread; set only one");
-        }
-        this.name = builder.name;
-        this.capacity = builder.capacity;
-        this.expiry = builder.expiry;
-        this.disablePurge = builder.disablePurge;
-        this.preAlloc = builder.preAlloc;
-        this.queueCapacity = builder.queueCapacity;
-        this.nonblocking = builder.nonblocking;
-        this.maxBlockingTasks = builder.maxBlockingTasks;
-        this.blockingTimeout = builder.blockingTimeout;
-        this.virtualThreads = builder.virtualThreads;
-        this.customThreadFactory = builder.threadFactory != null;
-        this.threadFactory = builder.threadFactory != null ? builder.threadFactory
-                : builder.virtualThreads ? Threads.virtual(name) : Threads.platform(name);
-        this.panicHandler = builder.panicHandler != null ? builder.panicHandler : this::logPanic;
-        this.taskDecorator = builder.taskDecorator;
-        this.spinNanos = builder.spinNanos >= 0 ? builder.spinNanos : builder.virtualThreads ? 0 : DEFAULT_SPIN_NANOS;
+        this.facade = facade != null ? facade : this;
+        this.name = c.name();
+        this.preAlloc = c.preAlloc();
+        this.threadFactory = settings.threadFactory() != null ? settings.threadFactory()
+                : c.virtualThreads() ? Threads.virtual(name) : Threads.platform(name);
+        this.panicHandler = settings.panicHandler() != null ? settings.panicHandler() : this::logPanic;
+        this.taskDecorator = settings.taskDecorator();
+        this.spinNanos = settings.spinNanos() >= 0 ? settings.spinNanos() : c.virtualThreads() ? 0 : DEFAULT_SPIN_NANOS;
         this.spinnerNanos = spinNanos / 5;
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
-        this.clock = builder.clock != null ? builder.clock : System::nanoTime;
-        this.expiryNanos = saturatedNanos(expiry);
-        // Beyond ~146 years a deadline would overflow nanoTime arithmetic; that long is "no limit".
-        long timeout = blockingTimeout == null ? -1 : saturatedNanos(blockingTimeout);
-        this.blockingTimeoutNanos = timeout > Long.MAX_VALUE / 2 ? -1 : timeout;
-        this.idle = preAlloc ? preAllocRing(builder.capacity, name) : new IdleWorkers.Stack();
-        this.queue = queueCapacity > 0 ? new TaskQueue(builder.capacity) : null;
-        this.unboundedQueue = queueCapacity == Integer.MAX_VALUE;
-        this.enqueued = unboundedQueue && builder.countQueued ? new LongAdder() : null;
+        this.clock = settings.clock() != null ? settings.clock() : System::nanoTime;
+        this.idle = preAlloc ? preAllocRing(c.capacity(), name) : new IdleWorkers.Stack();
+        this.queue = c.queueCapacity() > 0 ? new TaskQueue(c.capacity()) : null;
+        this.unboundedQueue = c.unboundedQueue();
+        this.enqueued = unboundedQueue && settings.countQueued() ? new LongAdder() : null;
+        for (PoolListener l : settings.listeners()) {
+            listeners = Listeners.with(listeners, l, this.facade, warnings);
+        }
         lock.lock();
         try {
+            applyLocked(c);
             schedulePurge();
         } finally {
             lock.unlock();
@@ -308,9 +295,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * @throws NullPointerException if task is null
      */
     @Override
-    public final void execute(Runnable task) {
+    public void execute(Runnable task) {
         Objects.requireNonNull(task, "task");
         submitWork(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
+    }
+
+    /** The work, with its submit time if a listener or the queue timeout needs it. */
+    private Object stamped(Object work) {
+        return stampSubmit ? new Timed(work, clock.getAsLong()) : work;
     }
 
     /**
@@ -323,7 +315,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (state != RUNNING) {
             return false;
         }
-        Object work = taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
+        Object work = stamped(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
         if (!unboundedQueue) {
             submitted.increment(); // an unbounded queue's dispatch counts what does not stay in the queue
         }
@@ -350,6 +342,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         if (s != RUNNING) {
             throw rejectClosed();
         }
+        work = stamped(work);
         if (!dispatch(work, true)) {
             awaitWorker(work);
         }
@@ -443,7 +436,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
-    /** Starts a worker for the task if below capacity; false if the pool filled up meanwhile. */
+    /**
+     * Starts a worker for the task if below capacity; false if the pool filled up meanwhile, or
+     * the thread factory failed (the task is still the caller's, to queue or wait with).
+     */
     private boolean addWorker(Object firstTask) {
         Worker w;
         lock.lock();
@@ -459,19 +455,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         } finally {
             lock.unlock();
         }
-        start(w);
-        return true;
+        return w != null && start(w);
     }
 
     /**
-     * Creates a worker that counts toward capacity; the caller starts it after unlocking. If the
-     * thread factory fails, a worker for a caller's task throws (the caller's task is rejected);
-     * a worker meant to drain the queue is logged and null is returned (its tasks stay queued).
+     * Creates a worker that counts toward capacity; the caller starts it after unlocking. Null if
+     * the thread factory failed (returned null or threw): logged, at most once a minute.
      */
     private Worker newWorkerLocked(Object firstTask) {
         Worker w = new Worker(this, firstTask);
         Thread t;
-        RuntimeException failure = null;
+        Throwable failure = null;
         try {
             t = threadFactory.newThread(w);
             if (t == null) {
@@ -479,16 +473,13 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
         } catch (RuntimeException | Error e) {
             t = null;
-            failure = new IllegalStateException(e.toString(), e);
+            failure = e;
         }
         if (failure != null) {
-            if (firstTask == null) {
-                LOG.log(System.Logger.Level.WARNING, "pool '" + name + "' could not create a worker thread", failure);
-                return null;
-            }
-            rejected.increment();
-            throw new PoolOverloadException(name, "pool '" + name + "' could not create a worker thread: "
-                    + failure.getMessage(), failure);
+            Throwable f = failure;
+            warnings.warn(() -> "pool '" + name + "' could not create a worker thread: its thread factory "
+                    + threadFactory + " failed (" + f + "); tasks are queued or wait for a live worker", f);
+            return null;
         }
         w.thread = t;
         workerCount++;
@@ -499,7 +490,10 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         return w;
     }
 
-    /** Starts the worker's thread; false if it could not be started (logged, or thrown for a caller's task). */
+    /**
+     * Starts the worker's thread; false if it could not be started (logged). A worker made for a
+     * caller's task did not take the task then: the caller still has it.
+     */
     private boolean start(Worker w) {
         try {
             w.thread.start();
@@ -515,8 +509,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 }
                 // While this thread was being started it held a slot, so other callers may have
                 // found the pool full and now wait (or queued) for it with no worker to serve them:
-                // hand the slot to a task-less worker. Only for a caller's worker, so a factory
-                // that keeps failing logs once instead of retrying forever.
+                // hand the slot to a task-less worker, once (a factory whose threads never start
+                // is logged, not retried forever).
                 int c = capacity;
                 if (w.firstTask != null && (c < 0 || workerCount < c)
                         && ((state == RUNNING && !waiters.isEmpty())
@@ -527,14 +521,11 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             } finally {
                 lock.unlock();
             }
+            warnings.warn(() -> "pool '" + name + "' could not start a worker thread made by its thread factory "
+                    + threadFactory + " (" + e + "); tasks are queued or wait for a live worker", e);
             if (replacement != null) {
                 start(replacement);
             }
-            if (w.firstTask != null) {
-                rejected.increment();
-                throw new PoolOverloadException(name, "pool '" + name + "' could not start a worker thread: " + e, e);
-            }
-            LOG.log(System.Logger.Level.WARNING, "pool '" + name + "' could not start a worker thread", e);
             return false;
         }
     }
@@ -648,80 +639,105 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
-    /** The full-pool path: reject, or wait for a worker as configured. */
+    /**
+     * The full-pool path: start a worker if there is room after all, queue if the queue has room,
+     * else reject or wait for a worker as configured. A thread factory that fails does not refuse
+     * the task while a live worker or the queue can take it.
+     */
     private void awaitWorker(Object task) {
-        long deadline = blockingTimeoutNanos > 0 ? System.nanoTime() + blockingTimeoutNanos : 0L;
-        Waiter waiter = null;
-        Worker w = null;
-        lock.lock();
-        try {
-            if (state != RUNNING) {
-                throw rejectClosed();
-            }
-            w = idle.pop();
-            if (w != null) {
-                idleCount = idle.size();
-            } else {
-                int c = capacity;
-                if (c < 0 || workerCount < c) {
-                    w = newWorkerLocked(task);
-                    lock.unlock();
-                    try {
-                        start(w);
-                    } finally {
-                        lock.lock();
-                    }
-                    return;
-                }
-                if (queue != null && queued.get() < queueCapacity) {
-                    waiter = null;
-                } else if (nonblocking) {
-                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
-                            + queueNote() + "; it is nonblocking, so it rejects instead of waiting");
-                } else if (maxBlockingTasks > 0 && waiters.size() >= maxBlockingTasks) {
-                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
-                            + queueNote() + " and " + waiters.size() + " callers already wait (maxBlockingTasks="
-                            + maxBlockingTasks + ")");
-                } else if (blockingTimeoutNanos == 0) {
-                    throw rejectOverload("pool '" + name + "' is full: all " + c + " workers are busy"
-                            + queueNote() + " and blockingTimeout is 0");
-                } else {
-                    waiter = new Waiter(task, Thread.currentThread());
-                    waiters.addLast(waiter);
-                    waitingCount = waiters.size();
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (w != null) {
-            w.handOff(task);
-            return;
-        }
-        if (waiter == null) {
-            // The queue had room again by the time we held the lock.
-            if (!offerToQueue(task)) {
-                awaitWorker(task);
-            }
-            return;
-        }
-        // Re-check the spinner after registering: a worker may have started spinning before it
-        // could see this waiter (see the notes).
-        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
-            boolean mine;
+        long arrival = System.nanoTime();
+        boolean factoryFailed = false;
+        for (;;) {
+            Waiter waiter = null;
+            Worker w;
+            boolean toQueue = false;
             lock.lock();
             try {
-                mine = removeWaiter(waiter);
+                if (state != RUNNING) {
+                    throw rejectClosed();
+                }
+                w = idle.pop();
+                if (w != null) {
+                    idleCount = idle.size();
+                } else {
+                    int c = capacity;
+                    if (!factoryFailed && (c < 0 || workerCount < c)) {
+                        Worker fresh = newWorkerLocked(task);
+                        if (fresh != null) {
+                            lock.unlock();
+                            boolean started;
+                            try {
+                                started = start(fresh);
+                            } finally {
+                                lock.lock();
+                            }
+                            if (started) {
+                                return;
+                            }
+                        }
+                        factoryFailed = true;
+                        continue; // look again: the pool may have changed while unlocked
+                    }
+                    if (queue != null && queued.get() < queueCapacity) {
+                        toQueue = true;
+                    } else if (factoryFailed && workerCount == 0) {
+                        throw rejectOverload("pool '" + name + "' could not create a worker thread (its thread factory "
+                                + threadFactory + " failed) and has no live worker" + (queue == null ? "" : " or queue room")
+                                + " to take the task; fix the thread factory");
+                    } else if (nonblocking) {
+                        throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
+                                + queueNote() + "; it is nonblocking, so it rejects instead of waiting");
+                    } else if (maxBlockingTasks > 0 && waiters.size() >= maxBlockingTasks) {
+                        throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
+                                + queueNote() + " and " + waiters.size() + " callers already wait (maxBlockingTasks="
+                                + maxBlockingTasks + ")");
+                    } else if (blockingTimeoutNanos == 0) {
+                        throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
+                                + queueNote() + " and blockingTimeout is 0");
+                    } else {
+                        waiter = new Waiter(task, Thread.currentThread(), arrival);
+                        waiters.addLast(waiter);
+                        waitingCount = waiters.size();
+                    }
+                }
             } finally {
                 lock.unlock();
             }
-            // If not mine, a worker already took the waiter's task; send the spinner back to look for work.
-            w.handOff(mine ? task : Worker.POLL);
-            if (mine) {
+            if (w != null) {
+                w.handOff(task);
                 return;
             }
+            if (toQueue) {
+                // The queue had room again by the time we held the lock.
+                if (offerToQueue(task)) {
+                    return;
+                }
+                continue;
+            }
+            // Re-check the spinner after registering: a worker may have started spinning before it
+            // could see this waiter (see the notes).
+            if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+                boolean mine;
+                lock.lock();
+                try {
+                    mine = removeWaiter(waiter);
+                } finally {
+                    lock.unlock();
+                }
+                // If not mine, a worker already took the waiter's task; send the spinner back to look for work.
+                w.handOff(mine ? task : Worker.POLL);
+                if (mine) {
+                    return;
+                }
+            }
+            waiter.await(spinnerNanos);
+            return;
         }
-        waiter.await(deadline, spinnerNanos);
+    }
+
+    private String busyNote(int c, boolean factoryFailed) {
+        return factoryFailed ? "its " + workerCount + " live workers are busy and its thread factory failed"
+                : "all " + c + " workers are busy";
     }
 
     private String queueNote() {
@@ -737,27 +753,41 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     private PoolOverloadException rejectOverload(String message) {
-        rejected.increment();
-        return new PoolOverloadException(name, message);
+        return rejected(new PoolOverloadException(name, message));
     }
 
     private PoolClosedException rejectClosed() {
-        rejected.increment();
-        return new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
-                + " and accepts no tasks; call reboot() to reopen it");
+        return rejected(new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
+                + " and accepts no tasks; call reboot() to reopen it"));
     }
 
-    /** A caller waiting in execute for a free worker. */
+    /** Counts a rejection and tells the listeners; returns the exception for the caller to throw. */
+    private <E extends RejectedExecutionException> E rejected(E rejection) {
+        rejected.increment();
+        Listeners ls = listeners;
+        if (ls != null) {
+            ls.rejected(rejection);
+        }
+        return rejection;
+    }
+
+    /**
+     * A caller waiting in execute for a free worker. Its deadline is its arrival plus the pool's
+     * blockingTimeout, read afresh on every wake-up, so a reconfigured timeout applies to callers
+     * already waiting (reconfigure wakes them).
+     */
     private final class Waiter {
         final Object task;
         final Thread thread;
+        final long arrival;
         final int stripe; // queue mode: the caller's stripe, where a worker queues the task for it
         volatile int status = WAITING;
         volatile boolean parked;
 
-        Waiter(Object task, Thread thread) {
+        Waiter(Object task, Thread thread, long arrival) {
             this.task = task;
             this.thread = thread;
+            this.arrival = arrival;
             this.stripe = queue != null ? queue.stripeOfThisThread() : 0;
         }
 
@@ -769,21 +799,31 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
         }
 
-        void await(long deadline, long spin) {
+        /** Wakes the caller to look at its deadline again; under the pool's lock. */
+        void nudge() {
+            if (parked) {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        void await(long spin) {
             long spinEnd = System.nanoTime() + spin;
             boolean interrupted = false;
+            long timeout = -1;
             while (status == WAITING) {
                 long now = System.nanoTime();
                 if (now - spinEnd < 0) {
                     Thread.onSpinWait();
                     continue;
                 }
-                if (deadline != 0L && now - deadline >= 0) {
+                timeout = blockingTimeoutNanos;
+                long deadline = arrival + timeout;
+                if (timeout >= 0 && now - deadline >= 0) {
                     break;
                 }
                 parked = true;
                 if (status == WAITING) {
-                    if (deadline != 0L) {
+                    if (timeout >= 0) {
                         LockSupport.parkNanos(this, deadline - now);
                     } else {
                         LockSupport.park(this);
@@ -804,8 +844,8 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                             Thread.currentThread().interrupt();
                             throw rejectOverload("pool '" + name + "': interrupted while waiting for a free worker");
                         }
-                        throw rejectOverload("pool '" + name + "' had no free worker within " + blockingTimeout
-                                + " (blockingTimeout)");
+                        throw rejectOverload("pool '" + name + "' had no free worker within "
+                                + java.time.Duration.ofNanos(timeout) + " (blockingTimeout)");
                     }
                     outcome = status; // completed just now, under the lock
                 } finally {
@@ -849,11 +889,37 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         } else if (Thread.interrupted() && state >= STOP) {
             Thread.currentThread().interrupt();
         }
+        long submittedAt = NO_TIME;
+        if (task instanceof Timed) {
+            Timed timed = (Timed) task;
+            submittedAt = timed.submitted;
+            task = timed.work;
+        }
         Object original = task instanceof Decorated ? ((Decorated) task).original : task;
         if (original instanceof PoolFuture && ((PoolFuture<?>) original).isCancelled()) {
             w.addCancelled();
             return;
         }
+        // Clocks are read only for a listener or a timeout: with neither, a task costs no clock read.
+        Listeners ls = listeners;
+        long runLimit = runTimeoutNanos;
+        long started = 0L;
+        boolean timed = ls != null || runLimit >= 0 || submittedAt != NO_TIME;
+        if (timed) {
+            started = clock.getAsLong();
+            long waited = submittedAt == NO_TIME ? 0L : Math.max(0L, started - submittedAt);
+            if (ls != null) {
+                ls.started(waited);
+            }
+            long queueLimit = queueTimeoutNanos;
+            if (queueLimit >= 0 && submittedAt != NO_TIME && waited > queueLimit) {
+                queueTimeouts.increment();
+                if (ls != null) {
+                    ls.queueTimedOut(waited);
+                }
+            }
+        }
+        Throwable failure = null;
         try {
             if (function != null) {
                 function.accept(task);
@@ -861,14 +927,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 ((Runnable) task).run();
             }
         } catch (Throwable t) {
-            w.addFailed();
+            failure = t;
             panic(t);
-            return;
         }
-        if (original instanceof PoolFuture && ((PoolFuture<?>) original).failed) {
+        if (failure == null && original instanceof PoolFuture) {
+            failure = ((PoolFuture<?>) original).failure;
+        }
+        if (failure != null) {
             w.addFailed();
         } else {
             w.addCompleted();
+        }
+        if (timed) {
+            long ran = Math.max(0L, clock.getAsLong() - started);
+            if (runLimit >= 0 && ran > runLimit) {
+                runTimeouts.increment();
+                if (ls != null) {
+                    ls.runTimedOut(ran);
+                }
+            }
+            if (ls != null) {
+                ls.ended(ran, failure);
+            }
         }
     }
 
@@ -973,20 +1053,24 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     private void admitWaiterToQueue() {
         lock.lock();
         try {
-            if (queued.get() >= queueCapacity) {
-                return;
-            }
-            Waiter waiter = waiters.pollFirst();
-            if (waiter == null) {
-                return;
-            }
-            waitingCount = waiters.size();
-            queued.incrementAndGet(); // waiters exist only for a bounded queue
-            queue.offer(waiter.task, waiter.stripe); // the caller's stripe keeps its tasks in order
-            waiter.complete(ACCEPTED);
+            admitWaiterToQueueLocked();
         } finally {
             lock.unlock();
         }
+    }
+
+    private void admitWaiterToQueueLocked() {
+        if (queued.get() >= queueCapacity) {
+            return;
+        }
+        Waiter waiter = waiters.pollFirst();
+        if (waiter == null) {
+            return;
+        }
+        waitingCount = waiters.size();
+        queued.incrementAndGet(); // waiters exist only for a bounded queue
+        queue.offer(waiter.task, waiter.stripe); // the caller's stripe keeps its tasks in order
+        waiter.complete(ACCEPTED);
     }
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
@@ -1182,7 +1266,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * demand.
      * @return how many idle workers were stopped
      */
-    public final int purge() {
+    public int purge() {
         List<Worker> stopped = new ArrayList<>();
         Worker s = spinner.getAndSet(null);
         Worker resume = null;
@@ -1219,50 +1303,146 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * @throws IllegalArgumentException if capacity is 0 or below -1; nothing changes
      * @throws IllegalStateException if the pool was built with {@code preAlloc(true)}
      */
-    public final void tune(int capacity) {
-        checkCapacity(capacity);
-        if (preAlloc) {
-            throw new IllegalStateException("pool '" + name + "' was built with preAlloc(true): its idle-worker ring "
-                    + "is allocated for exactly " + this.capacity + " workers, so its capacity cannot be tuned; "
-                    + "build it without preAlloc to tune it");
+    @Override
+    public void tune(int capacity) {
+        PoolConfig.checkCapacity(capacity);
+        reconfigure(c -> c.withCapacity(capacity));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>What each change does, at once: a larger {@code capacity} starts workers for waiting
+     * callers and queued tasks, a smaller one stops idle workers above it and lets running tasks
+     * finish. A larger {@code queueCapacity} moves waiting callers' tasks into the queue; a smaller
+     * one drops nothing: the queue takes no new task until it holds fewer than the new bound.
+     * {@code nonblocking} and {@code maxBlockingTasks} apply to callers that arrive after the
+     * change; callers already waiting keep their place. A new {@code blockingTimeout} applies to
+     * waiting callers too, counted from their arrival. A new {@code expiry} applies to idle workers
+     * at the next expiry check. {@code queueTimeout} and {@code runTimeout} apply to tasks that
+     * start and end after the change (a queued task submitted while neither a queue timeout nor a
+     * listener was set has no submit time, and is not checked).
+     */
+    @Override
+    public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
+        Objects.requireNonNull(change, "change");
+        for (;;) {
+            PoolConfig old = config;
+            PoolConfig next = change.apply(old); // outside the lock: it is the caller's code
+            old.checkLiveChange(next);
+            List<Worker> toStart = new ArrayList<>();
+            List<Worker> stopped = new ArrayList<>();
+            lock.lock();
+            try {
+                if (config != old) {
+                    continue; // another reconfiguration won: apply the change to its result
+                }
+                applyLocked(next);
+                resizeLocked(old.capacity(), next.capacity(), toStart, stopped);
+                for (int room = queueCapacity - queued.get(); queue != null && !unboundedQueue && room > 0
+                        && !waiters.isEmpty(); room--) {
+                    admitWaiterToQueueLocked();
+                }
+                if (!java.util.Objects.equals(old.blockingTimeout(), next.blockingTimeout())) {
+                    for (Waiter waiter : waiters) {
+                        waiter.nudge();
+                    }
+                }
+                if (!old.expiry().equals(next.expiry()) || old.disablePurge() != next.disablePurge()) {
+                    if (purgeSchedule != null) {
+                        purgeSchedule.cancel(false);
+                        purgeSchedule = null;
+                    }
+                    if (state == RUNNING) {
+                        schedulePurge();
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            int c = next.capacity();
+            if (c >= 0 && workerCount > c) {
+                Worker s = spinner.getAndSet(null);
+                if (s != null) {
+                    s.handOff(Worker.POLL); // it re-checks capacity and retires
+                }
+            }
+            handOffAll(stopped, Worker.STOP);
+            for (Worker w : toStart) {
+                start(w);
+            }
+            return next;
         }
-        List<Worker> toStart = new ArrayList<>();
-        List<Worker> stopped = new ArrayList<>();
+    }
+
+    /** Makes {@code c} the live configuration; under lock. */
+    private void applyLocked(PoolConfig c) {
+        config = c;
+        capacity = c.capacity();
+        queueCapacity = c.queueCapacity();
+        nonblocking = c.nonblocking();
+        maxBlockingTasks = c.maxBlockingTasks();
+        expiryNanos = PoolConfig.saturatedNanos(c.expiry());
+        blockingTimeoutNanos = PoolConfig.nanosOrNone(c.blockingTimeout());
+        queueTimeoutNanos = PoolConfig.nanosOrNone(c.queueTimeout());
+        runTimeoutNanos = PoolConfig.nanosOrNone(c.runTimeout());
+        stampSubmit = listeners != null || queueTimeoutNanos >= 0;
+    }
+
+    /**
+     * Capacity from {@code old} to {@code capacity}, under lock: on growth, collects task-less
+     * workers to start for the waiting callers and queued tasks; on shrinking, idle workers to stop.
+     */
+    private void resizeLocked(int old, int capacity, List<Worker> toStart, List<Worker> stopped) {
+        if (capacity == old) {
+            return;
+        }
+        if (capacity < 0 || (old >= 0 && capacity > old)) {
+            // New workers start without a task and take the waiting callers' tasks (then queued
+            // ones) themselves once running: a thread that cannot be created or started then
+            // leaves a caller waiting, instead of accepting its task and dropping it.
+            int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
+            int wanted = waiters.size() + (state < STOP ? queuedAtMost(room) : 0);
+            for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
+                Worker drainer = newWorkerLocked(null);
+                if (drainer == null) {
+                    break;
+                }
+                toStart.add(drainer);
+            }
+        } else {
+            for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {
+                retireIdleLocked(w, stopped);
+            }
+            idleCount = idle.size();
+        }
+    }
+
+    @Override
+    public void addListener(PoolListener listener) {
+        addListener(listener, facade);
+    }
+
+    /** Adds a listener that is told of {@code source} (MultiPool's sub-pools tell of the MultiPool). */
+    void addListener(PoolListener listener, Pool source) {
+        Objects.requireNonNull(listener, "listener");
         lock.lock();
         try {
-            int old = this.capacity;
-            this.capacity = capacity;
-            if (capacity < 0 || (old >= 0 && capacity > old)) {
-                // New workers start without a task and take the waiting callers' tasks (then queued
-                // ones) themselves once running: a thread that cannot be created or started then
-                // leaves a caller waiting, instead of accepting its task and dropping it.
-                int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
-                int wanted = waiters.size() + (state < STOP ? queuedAtMost(room) : 0);
-                for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
-                    Worker drainer = newWorkerLocked(null);
-                    if (drainer == null) {
-                        break;
-                    }
-                    toStart.add(drainer);
-                }
-            } else {
-                for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {
-                    retireIdleLocked(w, stopped);
-                }
-                idleCount = idle.size();
-            }
+            listeners = Listeners.with(listeners, listener, source, warnings);
+            stampSubmit = true;
         } finally {
             lock.unlock();
         }
-        if (capacity >= 0 && workerCount > capacity) {
-            Worker s = spinner.getAndSet(null);
-            if (s != null) {
-                s.handOff(Worker.POLL); // it re-checks capacity and retires
-            }
-        }
-        handOffAll(stopped, Worker.STOP);
-        for (Worker w : toStart) {
-            start(w);
+    }
+
+    @Override
+    public void removeListener(PoolListener listener) {
+        lock.lock();
+        try {
+            listeners = Listeners.without(listeners, listener);
+            stampSubmit = listeners != null || queueTimeoutNanos >= 0;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -1276,19 +1456,6 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
         }
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    static void checkCapacity(int capacity) {
-        if (capacity == 0 || capacity < -1) {
-            throw new IllegalArgumentException("capacity must be at least 1, or -1 for unbounded, but was " + capacity);
-        }
-    }
 
     // ---------------------------------------------------------------- lifecycle
 
@@ -1297,7 +1464,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * {@link PoolClosedException}. Does not wait; see {@link #awaitTermination}.
      */
     @Override
-    public final void shutdown() {
+    public void shutdown() {
         List<Worker> woken = new ArrayList<>();
         lock.lock();
         try {
@@ -1319,7 +1486,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /** ants' {@code Release}: the same as {@link #shutdown()}. */
-    public final void release() {
+    public void release() {
         shutdown();
     }
 
@@ -1330,7 +1497,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * Tasks created by {@code submit} are returned as their {@link java.util.concurrent.Future}s.
      */
     @Override
-    public final List<Runnable> shutdownNow() {
+    public List<Runnable> shutdownNow() {
         List<Object> pending = stopNow();
         List<Runnable> never = new ArrayList<>(pending.size());
         for (Object o : pending) {
@@ -1342,6 +1509,17 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             }
         }
         return never;
+    }
+
+    /** The same as {@link #shutdownNow()}. */
+    @Override
+    public List<Runnable> releaseNow() {
+        return shutdownNow();
+    }
+
+    @Override
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /** shutdownNow() for any kind of work: returns the queued work items that never started. */
@@ -1357,7 +1535,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             if (queue != null) {
                 for (Object t; (t = queue.poll()) != null; ) {
                     uncount();
-                    never.add(t instanceof Decorated ? ((Decorated) t).original : t);
+                    never.add(original(t));
                 }
             }
             returned.add(never.size());
@@ -1391,7 +1569,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * @return true if the pool terminated in time
      * @throws InterruptedException if interrupted while waiting
      */
-    public final boolean releaseTimeout(Duration timeout) throws InterruptedException {
+    public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         shutdown();
         return awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -1401,7 +1579,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * Reopens a shut-down pool (ants' {@code Reboot}); does nothing if it is running. Workers that
      * are still finishing stay; new ones start on demand.
      */
-    public final void reboot() {
+    public void reboot() {
         lock.lock();
         try {
             if (state == RUNNING) {
@@ -1417,14 +1595,14 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     private void schedulePurge() {
-        if (!disablePurge && purgeSchedule == null) {
+        if (!config.disablePurge() && purgeSchedule == null) {
             long period = Math.max(expiryNanos / 2, TimeUnit.MILLISECONDS.toNanos(1));
             purgeSchedule = Purger.schedule(this, period);
         }
     }
 
     @Override
-    public final boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long nanos = unit.toNanos(timeout);
         lock.lock();
         try {
@@ -1474,51 +1652,51 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     @Override
-    public final boolean isShutdown() {
+    public boolean isShutdown() {
         return state != RUNNING;
     }
 
     @Override
-    public final boolean isTerminated() {
+    public boolean isTerminated() {
         return state == TERMINATED;
     }
 
     /** ants' {@code IsClosed}: whether the pool was shut down (and not rebooted). */
-    public final boolean isClosed() {
+    public boolean isClosed() {
         return state != RUNNING;
     }
 
     // ---------------------------------------------------------------- figures
 
     /** Returns the pool's name. */
-    public final String name() {
+    public String name() {
         return name;
     }
 
     /** Most tasks that may run at once; -1 when unbounded (ants {@code Cap}). */
-    public final int capacity() {
+    public int capacity() {
         return capacity;
     }
 
     /** Tasks executing right now: busy workers (ants {@code Running} counts idle workers too). */
-    public final int running() {
+    public int running() {
         return Math.max(0, workerCount - idle());
     }
 
     /** Live workers waiting for work. */
-    public final int idle() {
+    public int idle() {
         // Searchers are idle workers that spin instead of parking (the count is exact when quiet).
         return Math.min(workerCount, idleCount + (spinner.get() != null ? 1 : 0) + searching.get());
     }
 
     /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
-    public final int free() {
+    public int free() {
         int c = capacity;
         return c < 0 ? -1 : Math.max(0, c - running());
     }
 
     /** Callers blocked inside {@code execute}/{@code submit} waiting for a worker (ants {@code Waiting}). */
-    public final int waiting() {
+    public int waiting() {
         return waitingCount;
     }
 
@@ -1534,7 +1712,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
      * {@link java.util.concurrent.ConcurrentLinkedQueue#size()}: it is meant for monitoring, not
      * for a per-task decision.
      */
-    public final int queued() {
+    public int queued() {
         if (queue == null) {
             return 0;
         }
@@ -1557,7 +1735,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /** Returns a snapshot of the pool's levels and totals. */
-    public final PoolStats stats() {
+    public PoolStats stats() {
         long completed;
         long failed;
         long cancelled;
@@ -1597,18 +1775,52 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             submittedTotal = submittedHigh.accumulateAndGet(submittedNow + polled + queuedNow, Math::max);
         }
         return new PoolStats(name, cap, running, idleNow, waiting, queuedNow,
-                submittedTotal, completed, failed, rejected.sum(), cancelled);
+                submittedTotal, completed, failed, rejected.sum(), cancelled, queueTimeouts.sum(), runTimeouts.sum());
     }
 
-    /** Returns the options this pool was built with; {@code capacity} is the current one. */
-    public final Config config() {
-        return new Config(name, capacity, expiry, disablePurge, preAlloc, queueCapacity, nonblocking,
-                maxBlockingTasks, blockingTimeout, virtualThreads, customThreadFactory);
+    @Override
+    public PoolConfig config() {
+        return config;
     }
 
     /** Package-private seam for tests: idle workers on the stack or ring, without the spinner. */
     final int idleInStructure() {
         return idleCount;
+    }
+
+    /**
+     * Package-private seam for tests: what is wrong with the pool's internal structure, which
+     * must hold once it is quiet (no caller inside, no task running or queued): the idle count
+     * matches the idle structure, no worker searches or spins unseen, no caller waits, and the
+     * bounded queue's counter matches the queue. Empty if all is well.
+     */
+    final List<String> quietStructureProblems() {
+        List<String> problems = new ArrayList<>();
+        lock.lock();
+        try {
+            if (idleCount != idle.size()) {
+                problems.add("idleCount " + idleCount + " != idle structure size " + idle.size());
+            }
+            if (!waiters.isEmpty() || waitingCount != 0) {
+                problems.add("waiters left: " + waiters.size() + " (waitingCount " + waitingCount + ")");
+            }
+            if (searching.get() != 0) {
+                problems.add("searching " + searching.get() + " != 0");
+            }
+            if (queue != null && !unboundedQueue && queued.get() != queue.size()) {
+                problems.add("queued counter " + queued.get() + " != tasks in the queue " + queue.size());
+            }
+            if (workerCount < 0 || workerCount > workers.size()) {
+                problems.add("workerCount " + workerCount + " outside [0, live threads " + workers.size() + "]");
+            }
+            if (state == TERMINATED && (workerCount != 0 || idle.size() != 0 || spinner.get() != null)) {
+                problems.add("terminated with workerCount " + workerCount + ", idle " + idle.size() + ", spinner "
+                        + spinner.get());
+            }
+        } finally {
+            lock.unlock();
+        }
+        return problems;
     }
 
     /** Package-private seam for tests: whether the shared purger checks this pool. */
@@ -1647,29 +1859,28 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
                 + ", idle=" + idle() + ", waiting=" + waitingCount + ", queued=" + queued() + "]";
     }
 
-    /**
-     * The options a pool was built with.
-     *
-     * @param name                the pool's name
-     * @param capacity            current capacity; -1 when unbounded
-     * @param expiry              idle worker lifetime
-     * @param disablePurge        whether idle workers never expire
-     * @param preAlloc            whether the idle-worker ring was allocated up front
-     * @param queueCapacity       tasks held while every worker is busy
-     * @param nonblocking         whether a full pool rejects instead of making callers wait
-     * @param maxBlockingTasks    most callers that may wait; 0 = no limit
-     * @param blockingTimeout     longest a caller waits; null = no limit
-     * @param virtualThreads      whether workers are virtual threads
-     * @param customThreadFactory whether a thread factory was given
-     */
-    public record Config(String name, int capacity, Duration expiry, boolean disablePurge, boolean preAlloc,
-            int queueCapacity, boolean nonblocking, int maxBlockingTasks, Duration blockingTimeout,
-            boolean virtualThreads, boolean customThreadFactory) {
+    /** The work item a caller gave: without the submit time and the task decorator's wrapper. */
+    private static Object original(Object work) {
+        if (work instanceof Timed) {
+            work = ((Timed) work).work;
+        }
+        return work instanceof Decorated ? ((Decorated) work).original : work;
     }
 
-    /** A FutureTask that remembers whether its callable threw, so the pool can count it as failed. */
+    /** A work item with its submit time, for a listener or the queue timeout. */
+    private static final class Timed {
+        final Object work;
+        final long submitted;
+
+        Timed(Object work, long submitted) {
+            this.work = work;
+            this.submitted = submitted;
+        }
+    }
+
+    /** A FutureTask that remembers what its callable threw, so the pool can count it as failed. */
     static final class PoolFuture<V> extends FutureTask<V> {
-        boolean failed; // written and read by the worker thread that runs it
+        Throwable failure; // written and read by the worker thread that runs it
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -1681,7 +1892,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
 
         @Override
         protected void setException(Throwable t) {
-            failed = true;
+            failure = t;
             super.setException(t);
         }
     }
@@ -1703,61 +1914,60 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
     }
 
     /**
+     * What a pool is built from: the options and the parts that are not options. An immutable
+     * snapshot of a {@link Builder}, checked as a whole.
+     */
+    record Settings(PoolConfig config, ThreadFactory threadFactory, Consumer<Throwable> panicHandler,
+            UnaryOperator<Runnable> taskDecorator, List<PoolListener> listeners, long spinNanos,
+            LongSupplier clock, boolean countQueued) {
+
+        /** The same settings for a pool of another name (MultiPool's sub-pools). */
+        Settings named(String name, boolean countQueued) {
+            return new Settings(config.withName(name), threadFactory, panicHandler, taskDecorator, listeners,
+                    spinNanos, clock, countQueued);
+        }
+    }
+
+    /**
      * Builds a {@link WorkerPool}. Every setter checks its argument at once and throws
-     * {@link IllegalArgumentException} naming the option and the value.
+     * {@link IllegalArgumentException} naming the option and the value. A builder may be reused:
+     * each {@link #build()} takes a snapshot of it.
      */
     public static final class Builder {
-        String name = "pool";
-        Integer capacity;
-        Duration expiry = Duration.ofSeconds(60);
-        boolean disablePurge;
-        boolean preAlloc;
-        int queueCapacity;
-        boolean nonblocking;
-        int maxBlockingTasks;
-        Duration blockingTimeout;
-        boolean virtualThreads;
-        ThreadFactory threadFactory;
-        Consumer<Throwable> panicHandler;
-        UnaryOperator<Runnable> taskDecorator;
-        long spinNanos = -1;
-        LongSupplier clock;
-        boolean countQueued; // MultiPool's least-tasks balancing reads queued() per task
+        private PoolConfig config = PoolConfig.DEFAULTS;
+        private boolean capacitySet;
+        private ThreadFactory threadFactory;
+        private Consumer<Throwable> panicHandler;
+        private UnaryOperator<Runnable> taskDecorator;
+        private final List<PoolListener> listeners = new ArrayList<>();
+        private long spinNanos = -1;
+        private LongSupplier clock;
 
         Builder() {
         }
 
         /** Name used in thread names, errors and meters; default {@code "pool"}. */
         public Builder name(String name) {
-            if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank, but was " + (name == null ? "null" : "'" + name + "'"));
-            }
-            this.name = name;
+            config = config.withName(name);
             return this;
         }
 
         /** Most tasks that may run at once, at least 1, or -1 for unbounded (ants {@code Cap}); required. */
         public Builder capacity(int capacity) {
-            if (capacity == 0 || capacity < -1) {
-                throw new IllegalArgumentException("capacity must be at least 1, or -1 for unbounded, but was " + capacity);
-            }
-            this.capacity = capacity;
+            config = config.withCapacity(capacity);
+            capacitySet = true;
             return this;
         }
 
         /** How long a worker may stay idle before it stops (ants {@code ExpiryDuration}); default 60 s. */
         public Builder expiry(Duration expiry) {
-            if (expiry == null || expiry.isNegative() || expiry.isZero()) {
-                throw new IllegalArgumentException("expiry must be a positive duration, but was " + expiry
-                        + "; to keep idle workers forever use disablePurge(true)");
-            }
-            this.expiry = expiry;
+            config = config.withExpiry(expiry);
             return this;
         }
 
         /** Whether idle workers never expire (ants {@code DisablePurge}); default false. */
         public Builder disablePurge(boolean disablePurge) {
-            this.disablePurge = disablePurge;
+            config = config.withDisablePurge(disablePurge);
             return this;
         }
 
@@ -1767,52 +1977,66 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
          * pool cannot be tuned. Default false.
          */
         public Builder preAlloc(boolean preAlloc) {
-            this.preAlloc = preAlloc;
+            config = config.withPreAlloc(preAlloc);
             return this;
         }
 
-        /** Tasks held while every worker is busy; 0 (the default) hands tasks straight to workers, as ants does. */
+        /**
+         * Tasks held while every worker is busy; 0 (the default) hands tasks straight to workers, as
+         * ants does; {@link Integer#MAX_VALUE} is unbounded.
+         */
         public Builder queueCapacity(int queueCapacity) {
-            if (queueCapacity < 0) {
-                throw new IllegalArgumentException("queueCapacity must be 0 or more, but was " + queueCapacity);
-            }
-            this.queueCapacity = queueCapacity;
+            config = config.withQueueCapacity(queueCapacity);
             return this;
         }
 
         /** Whether a full pool rejects at once instead of making the caller wait (ants {@code Nonblocking}); default false. */
         public Builder nonblocking(boolean nonblocking) {
-            this.nonblocking = nonblocking;
+            config = config.withNonblocking(nonblocking);
             return this;
         }
 
         /** Most callers that may wait when the pool is full, 0 for no limit (ants {@code MaxBlockingTasks}); default 0. */
         public Builder maxBlockingTasks(int maxBlockingTasks) {
-            if (maxBlockingTasks < 0) {
-                throw new IllegalArgumentException("maxBlockingTasks must be 0 (no limit) or more, but was " + maxBlockingTasks);
-            }
-            this.maxBlockingTasks = maxBlockingTasks;
+            config = config.withMaxBlockingTasks(maxBlockingTasks);
             return this;
         }
 
         /** Longest a caller waits for a worker before rejection; null (the default) waits as long as it takes. */
         public Builder blockingTimeout(Duration blockingTimeout) {
-            if (blockingTimeout != null && blockingTimeout.isNegative()) {
-                throw new IllegalArgumentException("blockingTimeout must not be negative, but was " + blockingTimeout);
-            }
-            this.blockingTimeout = blockingTimeout;
+            config = config.withBlockingTimeout(blockingTimeout);
+            return this;
+        }
+
+        /**
+         * A task that starts later than this after it was submitted is counted
+         * ({@link PoolStats#queueTimeouts()}) and reported to listeners; it still runs. Null (the
+         * default) checks nothing and reads no clock.
+         */
+        public Builder queueTimeout(Duration queueTimeout) {
+            config = config.withQueueTimeout(queueTimeout);
+            return this;
+        }
+
+        /**
+         * A task that runs longer than this is counted ({@link PoolStats#runTimeouts()}) and reported
+         * to listeners; it is not interrupted. Null (the default) checks nothing and reads no clock.
+         */
+        public Builder runTimeout(Duration runTimeout) {
+            config = config.withRunTimeout(runTimeout);
             return this;
         }
 
         /** Whether workers are virtual threads (Java 21+; on Java 17 {@link #build()} fails); default false. */
         public Builder virtualThreads(boolean virtualThreads) {
-            this.virtualThreads = virtualThreads;
+            config = config.withVirtualThreads(virtualThreads);
             return this;
         }
 
         /** Factory for worker threads; default: platform, non-daemon threads named {@code name-N}. */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            config = config.withCustomThreadFactory(true);
             return this;
         }
 
@@ -1831,16 +2055,42 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
             return this;
         }
 
+        /** Adds a listener for the pool's tasks, as {@link Pool#addListener} does after the build. */
+        public Builder listener(PoolListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /** Test seam: how long a worker that just went idle spins before parking. */
         Builder spinNanos(long spinNanos) {
             this.spinNanos = spinNanos;
             return this;
         }
 
-        /** Test seam: the clock used for idle times. */
+        /** Test seam: the clock used for idle times and task times. */
         Builder clock(LongSupplier clock) {
             this.clock = clock;
             return this;
+        }
+
+        /** The builder's name, for MultiPool. */
+        String name() {
+            return config.name();
+        }
+
+        /**
+         * An immutable snapshot of this builder, checked as a whole.
+         * @throws IllegalStateException if no capacity was set
+         * @throws IllegalArgumentException if options contradict each other
+         */
+        Settings settings() {
+            if (!capacitySet) {
+                throw new IllegalStateException("capacity is required: call capacity(n) with n >= 1, "
+                        + "or capacity(-1) for an unbounded pool (pool '" + config.name() + "')");
+            }
+            config.checkWhole();
+            return new Settings(config, threadFactory, panicHandler, taskDecorator, List.copyOf(listeners),
+                    spinNanos, clock, false);
         }
 
         /**
@@ -1850,7 +2100,7 @@ public class WorkerPool extends AbstractExecutorService implements AutoCloseable
          *         virtualThreads with a threadFactory
          */
         public WorkerPool build() {
-            return new WorkerPool(this);
+            return new WorkerPool(settings(), null, null);
         }
     }
 }

@@ -41,7 +41,7 @@ class MultiPoolTest {
         assertThat(pools.size()).isEqualTo(3);
         assertThat(pools.pools()).extracting(WorkerPool::name)
                 .containsExactly(pools.name() + "-0", pools.name() + "-1", pools.name() + "-2");
-        assertThat(b.name).isEqualTo(pools.name());
+        assertThat(b.name()).isEqualTo(pools.name());
         assertThat(pools.capacity()).isEqualTo(6);
     }
 

@@ -47,6 +47,7 @@ abstract class PoolTestSupport {
             assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
                     .as("%s terminates", pool).isTrue();
             assertQuietTotalsAddUp(pool);
+            assertThat(pool.quietStructureProblems()).as("internal structure of %s", pool).isEmpty();
             assertThat(pool.workerThreads()).as("worker threads left in %s", pool).isEmpty();
             for (Thread t : threads) {
                 t.join(TIMEOUT.toMillis());

@@ -166,7 +166,7 @@ class WorkerPoolBuilderTest extends PoolTestSupport {
     @Test
     void defaults_areAsDocumented() {
         WorkerPool pool = pool(WorkerPool.builder().capacity(3));
-        WorkerPool.Config c = pool.config();
+        PoolConfig c = pool.config();
         assertThat(c.name()).isEqualTo("pool");
         assertThat(c.expiry()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.disablePurge()).isFalse();

@@ -1,326 +1,111 @@
 package io.github.workerpool;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 
-/**
- * The ExecutorService contract, in the spirit of the JSR-166 TCK's executor tests: submission
- * forms, failures, and the lifecycle (shutdown, shutdownNow, awaitTermination, close, ants'
- * release/releaseTimeout/reboot).
- */
-class WorkerPoolContractTest extends PoolTestSupport {
+/** The {@link PoolContract} over every mode of a pool. */
+class WorkerPoolContractTest {
 
-    private WorkerPool newPool(int capacity) {
-        return pool(WorkerPool.builder().name("contract").capacity(capacity));
-    }
-
-    @Test
-    void execute_null_isNullPointer_andNotCounted() {
-        WorkerPool pool = newPool(1);
-        assertThatThrownBy(() -> pool.execute(null)).isInstanceOf(NullPointerException.class);
-        assertThat(pool.stats().submitted()).isZero();
-    }
-
-    @Test
-    void submitRunnable_futureCompletesWithNull() throws Exception {
-        WorkerPool pool = newPool(2);
-        AtomicBoolean ran = new AtomicBoolean();
-        Future<?> f = pool.submit(() -> ran.set(true));
-        assertThat(f.get(10, TimeUnit.SECONDS)).isNull();
-        assertThat(ran).isTrue();
-    }
-
-    @Test
-    void submitRunnableWithResult_futureCompletesWithTheResult() throws Exception {
-        WorkerPool pool = newPool(2);
-        assertThat(pool.submit(() -> { }, "done").get(10, TimeUnit.SECONDS)).isEqualTo("done");
-    }
-
-    @Test
-    void submitCallable_futureCompletesWithItsValue() throws Exception {
-        WorkerPool pool = newPool(2);
-        assertThat(pool.submit(() -> 6 * 7).get(10, TimeUnit.SECONDS)).isEqualTo(42);
-    }
-
-    @Test
-    void invokeAll_returnsFuturesInOrder_allDone() throws Exception {
-        WorkerPool pool = newPool(3);
-        List<Callable<Integer>> tasks = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            int n = i;
-            tasks.add(() -> n * n);
-        }
-        List<Future<Integer>> futures = pool.invokeAll(tasks);
-        for (int i = 0; i < 10; i++) {
-            assertThat(futures.get(i).isDone()).isTrue();
-            assertThat(futures.get(i).get()).isEqualTo(i * i);
+    @Nested
+    class HandOff extends PoolContract {
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder;
         }
     }
 
-    @Test
-    void invokeAll_withTimeout_cancelsWhatDidNotFinish() throws Exception {
-        WorkerPool pool = newPool(2);
-        CountDownLatch gate = gate();
-        List<Callable<String>> tasks = List.of(() -> "quick", () -> {
-            hold(gate);
-            return "slow";
-        });
-        List<Future<String>> futures = pool.invokeAll(tasks, 50, TimeUnit.MILLISECONDS);
-        assertThat(futures.get(0).get()).isEqualTo("quick");
-        assertThat(futures.get(1).isCancelled()).isTrue();
-    }
-
-    @Test
-    void invokeAny_returnsTheFirstSuccessfulResult() throws Exception {
-        WorkerPool pool = newPool(2);
-        List<Callable<String>> tasks = List.of(() -> {
-            throw new IllegalStateException("first fails");
-        }, () -> "second");
-        assertThat(pool.invokeAny(tasks)).isEqualTo("second");
-    }
-
-    @Test
-    void invokeAny_allFail_throwsExecutionException() {
-        WorkerPool pool = newPool(2);
-        List<Callable<String>> tasks = List.of(() -> {
-            throw new IllegalStateException("a");
-        }, () -> {
-            throw new IllegalStateException("b");
-        });
-        assertThatThrownBy(() -> pool.invokeAny(tasks)).isInstanceOf(ExecutionException.class);
-    }
-
-    @Test
-    void invokeAny_withTimeout_timesOut() {
-        WorkerPool pool = newPool(1);
-        CountDownLatch gate = gate();
-        List<Callable<String>> tasks = List.of(() -> {
-            hold(gate);
-            return "late";
-        });
-        assertThatThrownBy(() -> pool.invokeAny(tasks, 20, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-    }
-
-    @Test
-    void shutdown_letsQueuedAndRunningTasksFinish() throws Exception {
-        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10));
-        CountDownLatch gate = gate();
-        AtomicInteger ran = new AtomicInteger();
-        pool.execute(() -> {
-            hold(gate);
-            ran.incrementAndGet();
-        });
-        awaitUntil("busy", () -> pool.running() == 1);
-        for (int i = 0; i < 5; i++) {
-            pool.execute(ran::incrementAndGet);
+    @Nested
+    class BoundedQueue extends PoolContract {
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.queueCapacity(16);
         }
-        pool.shutdown();
-        assertThat(pool.isShutdown()).isTrue();
-        assertThat(pool.isClosed()).isTrue();
-        assertThat(pool.isTerminated()).isFalse();
-        assertThat(pool.awaitTermination(20, TimeUnit.MILLISECONDS)).isFalse();
-        open(gate);
-        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(pool.isTerminated()).isTrue();
-        assertThat(ran.get()).isEqualTo(6);
-    }
 
-    @Test
-    void afterShutdown_executeIsRejectedWithPoolClosed() {
-        WorkerPool pool = pool(WorkerPool.builder().name("gone").capacity(1));
-        pool.shutdown();
-        assertThatThrownBy(() -> pool.execute(() -> { }))
-                .isInstanceOf(PoolClosedException.class)
-                .isInstanceOf(RejectedExecutionException.class)
-                .hasMessageContaining("gone")
-                .hasMessageContaining("reboot");
-        assertThatThrownBy(() -> pool.submit(() -> 1)).isInstanceOf(PoolClosedException.class);
-        assertThat(pool.stats().rejected()).isEqualTo(2);
-    }
-
-    @Test
-    void shutdown_rejectsWaitingCallers_withPoolClosed() throws Exception {
-        WorkerPool pool = newPool(1);
-        CountDownLatch gate = gate();
-        pool.execute(() -> hold(gate));
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread caller = start("caller", () -> {
-            try {
-                pool.execute(() -> { });
-            } catch (Throwable t) {
-                thrown.set(t);
-            }
-        });
-        awaitUntil("caller waits", () -> pool.waiting() == 1);
-        pool.release();
-        caller.join(10_000);
-        assertThat(thrown.get()).isInstanceOf(PoolClosedException.class);
-        assertThat(pool.waiting()).isZero();
-    }
-
-    @Test
-    void shutdownNow_returnsNeverStartedTasks_andInterruptsRunningOnes() throws Exception {
-        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10));
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicBoolean interrupted = new AtomicBoolean();
-        pool.execute(() -> {
-            started.countDown();
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException e) {
-                interrupted.set(true);
-            }
-        });
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        List<Runnable> queued = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Runnable r = () -> { };
-            queued.add(r);
-            pool.execute(r);
+        @Override
+        boolean callerWaitsWhenBusy() {
+            return false;
         }
-        Future<?> future = pool.submit(() -> { });
-        List<Runnable> never = pool.shutdownNow();
-        assertThat(never).hasSize(4);
-        assertThat(never.subList(0, 3)).containsExactlyElementsOf(queued);
-        assertThat(never.get(3)).isSameAs(future);
-        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(interrupted).isTrue();
-        assertThat(pool.stats().cancelled()).isEqualTo(4);
-        assertThat(pool.queued()).isZero();
     }
 
-    @Test
-    void shutdownNow_onIdlePool_terminates() throws Exception {
-        WorkerPool pool = newPool(2);
-        pool.submit(() -> { }).get();
-        assertThat(pool.shutdownNow()).isEmpty();
-        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @Test
-    void awaitTermination_onRunningPool_timesOutFalse() throws Exception {
-        WorkerPool pool = newPool(1);
-        assertThat(pool.awaitTermination(10, TimeUnit.MILLISECONDS)).isFalse();
-    }
-
-    @Test
-    void neverUsedPool_terminatesOnShutdown() throws Exception {
-        WorkerPool pool = newPool(1);
-        pool.shutdown();
-        assertThat(pool.isTerminated()).isTrue();
-        assertThat(pool.awaitTermination(0, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @Test
-    void close_waitsForTasksToFinish() throws Exception {
-        WorkerPool pool = newPool(2);
-        AtomicInteger done = new AtomicInteger();
-        try (pool) {
-            for (int i = 0; i < 10; i++) {
-                pool.execute(() -> {
-                    Thread.yield();
-                    done.incrementAndGet();
-                });
-            }
+    @Nested
+    class UnboundedQueue extends PoolContract {
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.queueCapacity(Integer.MAX_VALUE);
         }
-        assertThat(pool.isTerminated()).isTrue();
-        assertThat(done.get()).isEqualTo(10);
+
+        @Override
+        boolean callerWaitsWhenBusy() {
+            return false;
+        }
     }
 
-    @Test
-    void close_interrupted_shutsDownNow_andKeepsTheInterrupt() throws Exception {
-        WorkerPool pool = newPool(1);
-        CountDownLatch started = new CountDownLatch(1);
-        pool.execute(() -> {
-            started.countDown();
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException expected) {
-                // shutdownNow interrupts us
-            }
-        });
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        AtomicBoolean stillInterrupted = new AtomicBoolean();
-        Thread closer = start("closer", () -> {
-            pool.close();
-            stillInterrupted.set(Thread.currentThread().isInterrupted());
-        });
-        awaitUntil("closer waits", () -> closer.getState() == Thread.State.WAITING
-                || closer.getState() == Thread.State.TIMED_WAITING);
-        closer.interrupt();
-        closer.join(10_000);
-        assertThat(pool.isTerminated()).isTrue();
-        assertThat(stillInterrupted).isTrue();
+    @Nested
+    class PreAlloc extends PoolContract {
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.preAlloc(true);
+        }
     }
 
-    @Test
-    void releaseTimeout_trueWhenWorkersExitInTime_falseOtherwise() throws Exception {
-        WorkerPool quick = newPool(1);
-        quick.submit(() -> { }).get();
-        assertThat(quick.releaseTimeout(Duration.ofSeconds(10))).isTrue();
+    @Nested
+    class Nonblocking extends PoolContract {
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.nonblocking(true);
+        }
 
-        WorkerPool slow = newPool(1);
-        CountDownLatch gate = gate();
-        slow.execute(() -> hold(gate));
-        assertThat(slow.releaseTimeout(Duration.ofMillis(20))).isFalse();
-        open(gate);
-        assertThat(slow.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        @Override
+        boolean callerWaitsWhenBusy() {
+            return false;
+        }
+
+        @Override
+        boolean rejectsWhenBusy() {
+            return true;
+        }
     }
 
-    @Test
-    void reboot_reopensAReleasedPool() throws Exception {
-        WorkerPool pool = newPool(2);
-        pool.submit(() -> { }).get();
-        assertThat(pool.releaseTimeout(Duration.ofSeconds(10))).isTrue();
-        assertThat(pool.isClosed()).isTrue();
-        pool.reboot();
-        assertThat(pool.isClosed()).isFalse();
-        assertThat(pool.isTerminated()).isFalse();
-        assertThat(pool.hasPurgeSchedule()).isTrue();
-        assertThat(pool.submit(() -> "again").get(10, TimeUnit.SECONDS)).isEqualTo("again");
+    @Nested
+    class VirtualHandOff extends PoolContract {
+        @BeforeEach
+        void needsVirtualThreads() {
+            requireVirtualThreads();
+        }
+
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.virtualThreads(true);
+        }
     }
 
-    @Test
-    void reboot_beforeTermination_keepsFinishingWorkers_andOldAwaitReturnsFalse() throws Exception {
-        WorkerPool pool = newPool(2);
-        CountDownLatch gate = gate();
-        pool.execute(() -> hold(gate));
-        pool.release();
-        AtomicReference<Boolean> awaited = new AtomicReference<>();
-        Thread waiter = start("awaiter", () -> {
-            try {
-                awaited.set(pool.awaitTermination(30, TimeUnit.SECONDS));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        awaitUntil("awaiter waits", () -> waiter.getState() == Thread.State.TIMED_WAITING);
-        pool.reboot();
-        waiter.join(10_000);
-        assertThat(awaited.get()).isFalse();
-        open(gate);
-        assertThat(pool.submit(() -> "ok").get(10, TimeUnit.SECONDS)).isEqualTo("ok");
+    @Nested
+    class VirtualQueue extends PoolContract {
+        @BeforeEach
+        void needsVirtualThreads() {
+            requireVirtualThreads();
+        }
+
+        @Override
+        WorkerPool.Builder mode(WorkerPool.Builder builder) {
+            return builder.virtualThreads(true).queueCapacity(16);
+        }
+
+        @Override
+        boolean callerWaitsWhenBusy() {
+            return false;
+        }
     }
 
-    @Test
-    void reboot_onRunningPool_doesNothing() {
-        WorkerPool pool = newPool(1);
-        pool.reboot();
-        assertThat(pool.isClosed()).isFalse();
+    /** Skips on Java 17, unless CI demands virtual threads ({@code -Dworkerpool.requireVirtualThreads=true}). */
+    static void requireVirtualThreads() {
+        boolean supported = Threads.virtualThreadsSupported();
+        if (Boolean.getBoolean("workerpool.requireVirtualThreads")) {
+            assertThat(supported).as("virtual threads required on Java " + Runtime.version()).isTrue();
+        }
+        assumeTrue(supported, "virtual threads need Java 21+");
     }
 }

@@ -669,7 +669,7 @@ class WorkerPoolTest extends PoolTestSupport {
     void config_reportsTheOptions() {
         WorkerPool pool = pool(WorkerPool.builder().name("cfg").capacity(7).queueCapacity(3).nonblocking(true)
                 .maxBlockingTasks(2).blockingTimeout(Duration.ofSeconds(1)).expiry(Duration.ofSeconds(5)));
-        WorkerPool.Config c = pool.config();
+        PoolConfig c = pool.config();
         assertThat(c.name()).isEqualTo("cfg");
         assertThat(c.capacity()).isEqualTo(7);
         assertThat(c.queueCapacity()).isEqualTo(3);

@@ -8,7 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 
 import io.github.workerpool.TaskGroup;
-import io.github.workerpool.WorkerPool;
+import java.util.concurrent.ExecutorService;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Service;
@@ -20,11 +20,11 @@ import org.springframework.stereotype.Service;
 @Service
 public class CrawlerService {
 
-    private final WorkerPool crawler;
+    private final ExecutorService crawler;
 
     private final DemoProperties properties;
 
-    CrawlerService(@Qualifier("crawler") WorkerPool crawler, DemoProperties properties) {
+    CrawlerService(@Qualifier("crawler") ExecutorService crawler, DemoProperties properties) {
         this.crawler = crawler;
         this.properties = properties;
     }

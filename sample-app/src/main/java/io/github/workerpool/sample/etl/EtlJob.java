@@ -9,7 +9,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import io.github.workerpool.TaskGroup;
-import io.github.workerpool.WorkerPool;
+import java.util.concurrent.ExecutorService;
 import io.github.workerpool.pipeline.Pipeline;
 import io.github.workerpool.pipeline.PipelineException;
 import org.slf4j.Logger;
@@ -58,7 +58,7 @@ public class EtlJob implements DisposableBean {
 
     private final NlpService nlp;
 
-    private final WorkerPool etlPool;
+    private final ExecutorService etlPool;
 
     private final Object lock = new Object();
 
@@ -84,7 +84,7 @@ public class EtlJob implements DisposableBean {
     public enum State { IDLE, RUNNING, STOPPING, STOPPED, DONE, FAILED }
 
     EtlJob(EtlProperties properties, EtlRepository repository, JdbcCheckpoint checkpoint, NlpService nlp,
-            @Qualifier("etl") WorkerPool etlPool) {
+            @Qualifier("etl") ExecutorService etlPool) {
         this.properties = properties;
         this.repository = repository;
         this.checkpoint = checkpoint;

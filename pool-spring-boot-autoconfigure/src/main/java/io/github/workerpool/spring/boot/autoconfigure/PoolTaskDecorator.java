@@ -7,8 +7,7 @@ import org.springframework.core.task.TaskDecorator;
 /**
  * The task decorator of a pool made by the starter: applies the application's
  * {@link TaskDecorator}s, and wraps each task so that it knows its pool while it runs (for
- * logging) and so that its wait and run times reach the pool's {@link TaskObserver}, when one is
- * set (by the metrics binder).
+ * logging). Wait and run times reach the meters through the pool's listener, not through here.
  */
 final class PoolTaskDecorator implements UnaryOperator<Runnable> {
 
@@ -18,7 +17,6 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
 
     private final TaskDecorator decorator;
 
-    private volatile TaskObserver observer;
 
     PoolTaskDecorator(String poolName, TaskDecorator decorator) {
         this.poolName = poolName;
@@ -30,53 +28,28 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
         return CURRENT_POOL.get();
     }
 
-    void setObserver(TaskObserver observer) {
-        this.observer = observer;
-    }
-
-    TaskObserver getObserver() {
-        return this.observer;
-    }
-
     @Override
     public Runnable apply(Runnable task) {
         Runnable decorated = (this.decorator != null) ? this.decorator.decorate(task) : task;
-        return new PoolTask(decorated, this.observer, System.nanoTime());
-    }
-
-    /** Receives how long each task waited for a worker and how long it ran. */
-    interface TaskObserver {
-
-        void taskRan(long waitNanos, long runNanos);
-
+        return new PoolTask(decorated);
     }
 
     private final class PoolTask implements Runnable {
 
         private final Runnable task;
 
-        private final TaskObserver observer;
-
-        private final long submitted;
-
-        PoolTask(Runnable task, TaskObserver observer, long submitted) {
+        PoolTask(Runnable task) {
             this.task = task;
-            this.observer = observer;
-            this.submitted = submitted;
         }
 
         @Override
         public void run() {
             String outer = CURRENT_POOL.get();
             CURRENT_POOL.set(PoolTaskDecorator.this.poolName);
-            long start = System.nanoTime();
             try {
                 this.task.run();
             }
             finally {
-                if (this.observer != null) {
-                    this.observer.taskRan(start - this.submitted, System.nanoTime() - start);
-                }
                 if (outer != null) {
                     CURRENT_POOL.set(outer);
                 }

@@ -8,7 +8,8 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import io.github.workerpool.PoolStats;
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -33,13 +34,13 @@ public class PoolsEndpoint {
 
     private static final BigInteger MINUS_ONE = BigInteger.valueOf(-1);
 
-    private final Supplier<Map<String, WorkerPool>> pools;
+    private final Supplier<Map<String, Pool>> pools;
 
     /**
      * Creates the endpoint.
      * @param pools supplies the pools to expose, by bean name, each time one is looked up
      */
-    public PoolsEndpoint(Supplier<Map<String, WorkerPool>> pools) {
+    public PoolsEndpoint(Supplier<Map<String, Pool>> pools) {
         this.pools = pools;
     }
 
@@ -58,7 +59,7 @@ public class PoolsEndpoint {
      */
     @ReadOperation
     public @Nullable PoolDescriptor pool(@Selector String name) {
-        WorkerPool pool = this.pools.get().get(name);
+        Pool pool = this.pools.get().get(name);
         return (pool != null) ? PoolDescriptor.of(pool) : null;
     }
 
@@ -74,7 +75,7 @@ public class PoolsEndpoint {
      */
     @WriteOperation
     public @Nullable Object action(@Selector String name, @Selector String action, @Nullable Object capacity) {
-        WorkerPool pool = this.pools.get().get(name);
+        Pool pool = this.pools.get().get(name);
         if (pool == null) {
             return null;
         }
@@ -85,7 +86,7 @@ public class PoolsEndpoint {
         };
     }
 
-    private PoolDescriptor tune(WorkerPool pool, @Nullable Object capacity) {
+    private PoolDescriptor tune(Pool pool, @Nullable Object capacity) {
         int value = capacity(pool, capacity);
         try {
             pool.tune(value);
@@ -96,7 +97,7 @@ public class PoolsEndpoint {
         return PoolDescriptor.of(pool);
     }
 
-    private static int capacity(WorkerPool pool, @Nullable Object capacity) {
+    private static int capacity(Pool pool, @Nullable Object capacity) {
         String prefix = "Cannot tune pool '" + pool.name() + "': ";
         if (capacity == null) {
             throw badRequest(prefix + "capacity is missing; send {\"capacity\": n} with n >= 1, or -1 for unbounded");
@@ -142,7 +143,7 @@ public class PoolsEndpoint {
         return (value instanceof String) ? "\"" + value + "\"" : String.valueOf(value);
     }
 
-    private PurgeDescriptor purge(WorkerPool pool) {
+    private PurgeDescriptor purge(Pool pool) {
         int purged = pool.purge();
         return new PurgeDescriptor(pool.name(), purged, PoolDescriptor.of(pool));
     }
@@ -185,9 +186,9 @@ public class PoolsEndpoint {
             int queueCapacity, long submitted, long completed, long failed, long rejected, long cancelled,
             boolean closed, Map<String, Object> config) implements OperationResponseBody {
 
-        static PoolDescriptor of(WorkerPool pool) {
+        static PoolDescriptor of(Pool pool) {
             PoolStats stats = pool.stats();
-            WorkerPool.Config config = pool.config();
+            PoolConfig config = pool.config();
             Map<String, Object> options = new LinkedHashMap<>();
             options.put("name", config.name());
             options.put("capacity", config.capacity());
@@ -198,9 +199,11 @@ public class PoolsEndpoint {
             options.put("nonblocking", config.nonblocking());
             options.put("maxBlockingTasks", config.maxBlockingTasks());
             options.put("blockingTimeout", text(config.blockingTimeout()));
+            options.put("queueTimeout", text(config.queueTimeout()));
+            options.put("runTimeout", text(config.runTimeout()));
             options.put("virtualThreads", config.virtualThreads());
             options.put("customThreadFactory", config.customThreadFactory());
-            if (pool instanceof SpringWorkerPool springPool) {
+            if (pool instanceof SpringPool springPool) {
                 options.put("shutdownAwaitTerminationPeriod", text(springPool.awaitTerminationPeriod()));
             }
             return new PoolDescriptor(stats.name(), stats.capacity(), stats.running(), stats.idle(), stats.free(),

@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.github.workerpool.PoolStats;
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
@@ -19,15 +19,15 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  */
 class PoolsHealthContributor implements CompositeHealthContributor {
 
-    private final Supplier<Map<String, WorkerPool>> pools;
+    private final Supplier<Map<String, Pool>> pools;
 
-    PoolsHealthContributor(Supplier<Map<String, WorkerPool>> pools) {
+    PoolsHealthContributor(Supplier<Map<String, Pool>> pools) {
         this.pools = pools;
     }
 
     @Override
     public @Nullable HealthContributor getContributor(String name) {
-        WorkerPool pool = this.pools.get().get(name);
+        Pool pool = this.pools.get().get(name);
         return (pool != null) ? indicator(pool) : null;
     }
 
@@ -36,7 +36,7 @@ class PoolsHealthContributor implements CompositeHealthContributor {
         return this.pools.get().entrySet().stream().map((e) -> new Entry(e.getKey(), indicator(e.getValue())));
     }
 
-    private static HealthIndicator indicator(WorkerPool pool) {
+    private static HealthIndicator indicator(Pool pool) {
         return () -> {
             PoolStats stats = pool.stats();
             Health.Builder builder = pool.isClosed() ? Health.down().withDetail("closed", true) : Health.up();

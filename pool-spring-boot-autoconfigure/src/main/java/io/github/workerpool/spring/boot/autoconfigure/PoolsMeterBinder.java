@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import io.github.workerpool.PoolStats;
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolListener;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -41,7 +42,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     private final List<MeterRegistry> registries = new ArrayList<>();
 
-    private final Map<WorkerPool, List<Registered>> bound = new IdentityHashMap<>();
+    private final Map<Pool, List<Registered>> bound = new IdentityHashMap<>();
 
     private ListableBeanFactory beanFactory;
 
@@ -63,7 +64,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-        if (bean instanceof WorkerPool pool) {
+        if (bean instanceof Pool pool) {
             List<MeterRegistry> current;
             synchronized (this) {
                 current = List.copyOf(this.registries);
@@ -75,51 +76,49 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     @Override
     public void postProcessBeforeDestruction(Object bean, String beanName) throws BeansException {
-        if (bean instanceof WorkerPool pool) {
+        if (bean instanceof Pool pool) {
             unbind(pool);
         }
     }
 
     @Override
     public boolean requiresDestruction(Object bean) {
-        return bean instanceof WorkerPool;
+        return bean instanceof Pool;
     }
 
     /** Removes every meter of the pool from every registry. */
-    synchronized void unbind(WorkerPool pool) {
+    synchronized void unbind(Pool pool) {
         List<Registered> registered = this.bound.remove(pool);
         if (registered == null) {
             return;
         }
-        if (pool instanceof SpringWorkerPool springPool) {
-            springPool.taskDecorator().setObserver(null);
-        }
         for (Registered r : registered) {
+            pool.removeListener(r.timers);
             r.meters.forEach(r.registry::remove);
         }
     }
 
-    private synchronized void bind(WorkerPool pool, MeterRegistry registry) {
+    private synchronized void bind(Pool pool, MeterRegistry registry) {
         List<Registered> registered = this.bound.computeIfAbsent(pool, (p) -> new ArrayList<>());
         if (registered.stream().anyMatch((r) -> r.registry == registry)) {
             return;
         }
         Tags tags = Tags.of("name", pool.name());
         List<Meter> meters = new ArrayList<>();
-        meters.add(gauge(registry, "executor.pool.max", pool, WorkerPool::capacity, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.pool.max", pool, Pool::capacity, tags, BaseUnits.THREADS,
                 "The maximum allowed number of threads in the pool; -1 when unbounded"));
         meters.add(gauge(registry, "executor.pool.size", pool, (p) -> p.running() + p.idle(), tags,
                 BaseUnits.THREADS, "The current number of threads in the pool"));
-        meters.add(gauge(registry, "executor.active", pool, WorkerPool::running, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.active", pool, Pool::running, tags, BaseUnits.THREADS,
                 "The approximate number of threads that are actively executing tasks"));
-        meters.add(gauge(registry, "executor.queued", pool, WorkerPool::queued, tags, BaseUnits.TASKS,
+        meters.add(gauge(registry, "executor.queued", pool, Pool::queued, tags, BaseUnits.TASKS,
                 "The approximate number of tasks that are queued for execution"));
         meters.add(gauge(registry, "executor.queue.remaining", pool,
                 (p) -> Math.max(0, p.config().queueCapacity() - p.queued()), tags, BaseUnits.TASKS,
                 "The number of additional elements that this queue can ideally accept without blocking"));
-        meters.add(gauge(registry, "pool.waiting", pool, WorkerPool::waiting, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "pool.waiting", pool, Pool::waiting, tags, BaseUnits.THREADS,
                 "The number of callers blocked in submit waiting for a free worker"));
-        meters.add(gauge(registry, "pool.idle", pool, WorkerPool::idle, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "pool.idle", pool, Pool::idle, tags, BaseUnits.THREADS,
                 "The number of live workers waiting for work"));
         meters.add(counter(registry, "executor.completed", pool, PoolStats::completed, tags,
                 "The approximate total number of tasks that have completed execution"));
@@ -129,35 +128,39 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
                 "The total number of tasks the pool refused"));
         meters.add(counter(registry, "pool.tasks.cancelled", pool, PoolStats::cancelled, tags,
                 "The total number of accepted tasks that never ran"));
-        if (pool instanceof SpringWorkerPool springPool) {
-            Timer wait = Timer.builder("pool.task.wait")
-                .tags(tags)
-                .description("Time from a task's submission to its start")
-                .register(registry);
-            Timer duration = Timer.builder("pool.task.duration")
-                .tags(tags)
-                .description("Time a task ran")
-                .register(registry);
-            meters.add(wait);
-            meters.add(duration);
-            PoolTaskDecorator.TaskObserver previous = springPool.taskDecorator().getObserver();
-            springPool.taskDecorator().setObserver((waitNanos, runNanos) -> {
-                wait.record(waitNanos, TimeUnit.NANOSECONDS);
+        Timer wait = Timer.builder("pool.task.wait")
+            .tags(tags)
+            .description("Time from a task's submission to its start")
+            .register(registry);
+        Timer duration = Timer.builder("pool.task.duration")
+            .tags(tags)
+            .description("Time a task ran")
+            .register(registry);
+        meters.add(wait);
+        meters.add(duration);
+        PoolListener timers = new PoolListener() {
+
+            @Override
+            public void taskStarted(Pool p, long queuedNanos) {
+                wait.record(queuedNanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void taskEnded(Pool p, long runNanos, Throwable failure) {
                 duration.record(runNanos, TimeUnit.NANOSECONDS);
-                if (previous != null) {
-                    previous.taskRan(waitNanos, runNanos);
-                }
-            });
-        }
-        registered.add(new Registered(registry, meters));
+            }
+
+        };
+        pool.addListener(timers);
+        registered.add(new Registered(registry, meters, timers));
     }
 
-    private static Gauge gauge(MeterRegistry registry, String name, WorkerPool pool, ToDoubleFunction<WorkerPool> f,
+    private static Gauge gauge(MeterRegistry registry, String name, Pool pool, ToDoubleFunction<Pool> f,
             Tags tags, String unit, String description) {
         return Gauge.builder(name, pool, f).tags(tags).baseUnit(unit).description(description).register(registry);
     }
 
-    private static FunctionCounter counter(MeterRegistry registry, String name, WorkerPool pool,
+    private static FunctionCounter counter(MeterRegistry registry, String name, Pool pool,
             ToDoubleFunction<PoolStats> f, Tags tags, String description) {
         return FunctionCounter.builder(name, pool, (p) -> f.applyAsDouble(p.stats()))
             .tags(tags)
@@ -166,7 +169,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             .register(registry);
     }
 
-    private record Registered(MeterRegistry registry, List<Meter> meters) {
+    private record Registered(MeterRegistry registry, List<Meter> meters, PoolListener timers) {
     }
 
 }

@@ -93,9 +93,9 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                 logger.debug("Pool '" + settings.name() + "' not created: the application defines a bean of that name");
                 continue;
             }
-            RootBeanDefinition definition = new RootBeanDefinition(SpringWorkerPool.class,
-                    () -> SpringWorkerPool.create(settings, taskDecorator(propagateContext)));
-            definition.setTargetType(SpringWorkerPool.class);
+            RootBeanDefinition definition = new RootBeanDefinition(SpringPool.class,
+                    () -> SpringPool.create(settings, taskDecorator(propagateContext)));
+            definition.setTargetType(SpringPool.class);
             definition.setDefaultCandidate(false);
             definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, settings.name()));
             definition.setDescription("Worker pool '" + settings.name() + "' from pools.instances." + settings.name());

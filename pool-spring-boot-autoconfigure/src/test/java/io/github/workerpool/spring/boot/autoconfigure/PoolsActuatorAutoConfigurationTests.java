@@ -69,7 +69,7 @@ class PoolsActuatorAutoConfigurationTests {
             Object result = context.getBean(PoolsEndpoint.class).action("mail", "tune", 7);
             assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PoolDescriptor.class,
                     (pool) -> assertThat(pool.capacity()).isEqualTo(7));
-            assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(7);
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(7);
         });
     }
 
@@ -86,8 +86,8 @@ class PoolsActuatorAutoConfigurationTests {
             assertBadRequest(endpoint, "mail", "tune", new java.math.BigInteger("99999999999999999999"), "at most 2147483647");
             assertBadRequest(endpoint, "mail", "explode", 3, "Unknown action 'explode'");
             assertBadRequest(endpoint, "fixed", "tune", 3, "preAlloc");
-            assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(2);
-            assertThat(context.getBean("fixed", WorkerPool.class).capacity()).isEqualTo(2);
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+            assertThat(context.getBean("fixed", SpringPool.class).capacity()).isEqualTo(2);
         });
     }
 
@@ -105,7 +105,7 @@ class PoolsActuatorAutoConfigurationTests {
     @Test
     void endpointPurgeStopsIdleWorkers() {
         this.runner.withPropertyValues("pools.instances.mail.disable-purge=true").run((context) -> {
-            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
             mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> mail.idle() == 1);
             Object result = context.getBean(PoolsEndpoint.class).action("mail", "purge", null);
@@ -136,7 +136,7 @@ class PoolsActuatorAutoConfigurationTests {
                         .toArray(String[]::new))
                     .orElseThrow();
                 server.invoke(name, "action", new Object[] { "mail", "tune", "9" }, signature);
-                assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(9);
+                assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(9);
             });
     }
 
@@ -168,7 +168,7 @@ class PoolsActuatorAutoConfigurationTests {
     void metersFollowTasksAndTune() {
         this.runner.run((context) -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
             mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
             mail.execute(() -> {
                 throw new IllegalStateException("expected by the test");
@@ -205,7 +205,7 @@ class PoolsActuatorAutoConfigurationTests {
             Health up = ((HealthIndicator) health.getContributor("mail")).health();
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("capacity", 2).containsKeys("running", "waiting", "queued");
-            context.getBean("mail", WorkerPool.class).shutdown();
+            context.getBean("mail", SpringPool.class).shutdown();
             assertThat(((HealthIndicator) health.getContributor("mail")).health().getStatus()).isEqualTo(Status.DOWN);
             assertThat(((HealthIndicator) health.getContributor("fixed")).health().getStatus()).isEqualTo(Status.UP);
             assertThat(health.stream().map((e) -> e.name())).containsExactlyInAnyOrder("mail", "fixed");
@@ -238,7 +238,7 @@ class PoolsActuatorAutoConfigurationTests {
             .run((context) -> {
                 assertThat(context).hasNotFailed().hasBean("mail").doesNotHaveBean(PoolsEndpoint.class)
                     .doesNotHaveBean("poolsHealthContributor");
-                assertThat(context.getBean("mail", WorkerPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
+                assertThat(context.getBean("mail", SpringPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
                     .isEqualTo(1);
             });
     }
@@ -253,7 +253,7 @@ class PoolsActuatorAutoConfigurationTests {
             .run((context) -> {
                 assertThat(context).hasNotFailed().hasBean("mail").doesNotHaveBean(PoolsMeterBinder.class)
                     .hasSingleBean(PoolsEndpoint.class);
-                assertThat(context.getBean("mail", WorkerPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
+                assertThat(context.getBean("mail", SpringPool.class).submit(() -> 1).get(10, TimeUnit.SECONDS))
                     .isEqualTo(1);
             });
     }
@@ -264,7 +264,7 @@ class PoolsActuatorAutoConfigurationTests {
         ContextRegistry.getInstance().registerThreadLocalAccessor("test.tenant", tenant);
         try {
             this.runner.withPropertyValues("pools.propagate-context=true").run((context) -> {
-                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                SpringPool mail = context.getBean("mail", SpringPool.class);
                 tenant.set("acme");
                 try {
                     assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isEqualTo("acme");
@@ -274,7 +274,7 @@ class PoolsActuatorAutoConfigurationTests {
                 }
             });
             this.runner.run((context) -> {
-                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                SpringPool mail = context.getBean("mail", SpringPool.class);
                 tenant.set("acme");
                 try {
                     assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isNull();
@@ -297,7 +297,7 @@ class PoolsActuatorAutoConfigurationTests {
             this.runner.withPropertyValues("spring.task.execution.propagate-context=true").run((context) -> {
                 tenant.set("acme");
                 try {
-                    WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                    SpringPool mail = context.getBean("mail", SpringPool.class);
                     assertThat(mail.submit(tenant::get).get(10, TimeUnit.SECONDS)).isEqualTo("acme");
                 }
                 finally {

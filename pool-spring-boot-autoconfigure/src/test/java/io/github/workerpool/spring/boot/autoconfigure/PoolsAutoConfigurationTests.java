@@ -6,6 +6,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -43,13 +45,15 @@ class PoolsAutoConfigurationTests {
         .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.crawler.capacity=3");
 
     @Test
-    void poolIsBeanNamedAfterInstanceThatIsBothWorkerPoolAndAsyncTaskExecutor() {
+    void poolIsBeanNamedAfterInstanceThatIsPoolExecutorServiceAndAsyncTaskExecutor() {
         this.runner.run((context) -> {
-            assertThat(context.getBean("mail")).isInstanceOf(WorkerPool.class).isInstanceOf(AsyncTaskExecutor.class);
-            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            assertThat(context.getBean("mail")).isInstanceOf(Pool.class)
+                .isInstanceOf(java.util.concurrent.ExecutorService.class)
+                .isInstanceOf(AsyncTaskExecutor.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
             assertThat(mail.name()).isEqualTo("mail");
             assertThat(mail.capacity()).isEqualTo(2);
-            assertThat(context.getBean("crawler", WorkerPool.class).capacity()).isEqualTo(3);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
         });
     }
 
@@ -59,13 +63,13 @@ class PoolsAutoConfigurationTests {
             .withPropertyValues("pools.defaults.expiry=5s", "pools.defaults.queue-capacity=7",
                     "pools.defaults.shutdown.await-termination-period=2s", "pools.instances.crawler.expiry=9s")
             .run((context) -> {
-                WorkerPool.Config mail = context.getBean("mail", WorkerPool.class).config();
-                WorkerPool.Config crawler = context.getBean("crawler", WorkerPool.class).config();
+                PoolConfig mail = context.getBean("mail", SpringPool.class).config();
+                PoolConfig crawler = context.getBean("crawler", SpringPool.class).config();
                 assertThat(mail.expiry()).isEqualTo(Duration.ofSeconds(5));
                 assertThat(mail.queueCapacity()).isEqualTo(7);
                 assertThat(crawler.expiry()).isEqualTo(Duration.ofSeconds(9));
                 assertThat(crawler.queueCapacity()).isEqualTo(7);
-                assertThat(context.getBean("mail", SpringWorkerPool.class).awaitTerminationPeriod())
+                assertThat(context.getBean("mail", SpringPool.class).awaitTerminationPeriod())
                     .isEqualTo(Duration.ofSeconds(2));
             });
     }
@@ -77,13 +81,13 @@ class PoolsAutoConfigurationTests {
                     "pools.instances.mail.pre-alloc=true", "pools.instances.mail.queue-capacity=4",
                     "pools.instances.mail.nonblocking=true", "pools.instances.mail.max-blocking-tasks=5",
                     "pools.instances.mail.blocking-timeout=6s")
-            .run((context) -> assertThat(context.getBean("mail", WorkerPool.class).config())
-                .isEqualTo(new WorkerPool.Config("mail", 2, Duration.ofSeconds(3), true, true, 4, true, 5,
-                        Duration.ofSeconds(6), false, false)));
+            .run((context) -> assertThat(context.getBean("mail", SpringPool.class).config())
+                .isEqualTo(new PoolConfig("mail", 2, Duration.ofSeconds(3), true, true, 4, true, 5,
+                        Duration.ofSeconds(6), null, null, false, false)));
     }
 
     @Test
-    void qualifiedInjectionOfWorkerPoolAndTaskExecutorFindsThePool() {
+    void qualifiedInjectionOfPoolExecutorServiceAndTaskExecutorFindsThePool() {
         this.runner.withUserConfiguration(QualifiedInjectionConfiguration.class).run((context) -> {
             QualifiedClient client = context.getBean(QualifiedClient.class);
             assertThat(client.pool).isSameAs(context.getBean("mail"));
@@ -159,7 +163,7 @@ class PoolsAutoConfigurationTests {
     @Test
     void exceptionFromExecutedTaskIsLoggedWithPoolName(CapturedOutput output) {
         this.runner.run((context) -> {
-            context.getBean("crawler", WorkerPool.class).execute(() -> {
+            context.getBean("crawler", SpringPool.class).execute(() -> {
                 throw new IllegalStateException("boom from crawler");
             });
             await().atMost(Duration.ofSeconds(10))
@@ -172,7 +176,7 @@ class PoolsAutoConfigurationTests {
     void taskDecoratorBeansAreAppliedToEveryPool() {
         this.runner.withUserConfiguration(TaskDecoratorConfiguration.class).run((context) -> {
             for (String name : new String[] { "mail", "crawler" }) {
-                WorkerPool pool = context.getBean(name, WorkerPool.class);
+                SpringPool pool = context.getBean(name, SpringPool.class);
                 String seen = pool.submit(() -> TaskDecoratorConfiguration.VALUE.get()).get(10, TimeUnit.SECONDS);
                 assertThat(seen).isIn("first+second", "second+first");
             }
@@ -185,7 +189,7 @@ class PoolsAutoConfigurationTests {
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Boolean> finished = new CompletableFuture<>();
         this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=20s").run((context) -> {
-            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
             mail.execute(() -> {
                 started.countDown();
                 try {
@@ -214,7 +218,7 @@ class PoolsAutoConfigurationTests {
         // 106752 days is more nanoseconds than a long holds (about 292 years).
         this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=106752d")
             .run((context) -> {
-                WorkerPool mail = context.getBean("mail", WorkerPool.class);
+                SpringPool mail = context.getBean("mail", SpringPool.class);
                 mail.execute(() -> {
                     started.countDown();
                     try {
@@ -240,12 +244,12 @@ class PoolsAutoConfigurationTests {
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
         java.util.List<java.util.concurrent.Future<?>> queued = new java.util.ArrayList<>();
-        WorkerPool[] pool = new WorkerPool[1];
+        SpringPool[] pool = new SpringPool[1];
         this.runner
             .withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-capacity=5",
                     "pools.instances.mail.shutdown.await-termination-period=100ms")
             .run((context) -> {
-                pool[0] = context.getBean("mail", WorkerPool.class);
+                pool[0] = context.getBean("mail", SpringPool.class);
                 pool[0].execute(() -> {
                     started.countDown();
                     try {
@@ -271,7 +275,7 @@ class PoolsAutoConfigurationTests {
     void userBeanOfSameNameMakesThatPoolBackOff() {
         this.runner.withUserConfiguration(UserMailPoolConfiguration.class).run((context) -> {
             assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);
-            assertThat(context.getBean("crawler")).isInstanceOf(SpringWorkerPool.class);
+            assertThat(context.getBean("crawler")).isInstanceOf(SpringPool.class);
         });
     }
 
@@ -365,7 +369,7 @@ class PoolsAutoConfigurationTests {
     void poolDeclaredWithoutOptionsTakesThemFromDefaults() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.defaults.capacity=3", "pools.instances.mail=")
-            .run((context) -> assertThat(context.getBean("mail", WorkerPool.class).capacity()).isEqualTo(3));
+            .run((context) -> assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(3));
     }
 
     @Test
@@ -458,7 +462,7 @@ class PoolsAutoConfigurationTests {
     @EnabledForJreRange(min = JRE.JAVA_21)
     void virtualThreadsOnJava21RunTasksOnVirtualThreads() {
         this.runner.withPropertyValues("pools.instances.mail.virtual-threads=true").run((context) -> {
-            WorkerPool mail = context.getBean("mail", WorkerPool.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
             String kind = mail.submit(() -> Thread.currentThread().toString()).get(10, TimeUnit.SECONDS);
             assertThat(kind).contains("VirtualThread");
         });
@@ -525,14 +529,14 @@ class PoolsAutoConfigurationTests {
     static class QualifiedInjectionConfiguration {
 
         @Bean
-        QualifiedClient qualifiedClient(@Qualifier("mail") WorkerPool pool, @Qualifier("mail") TaskExecutor executor,
+        QualifiedClient qualifiedClient(@Qualifier("mail") Pool pool, @Qualifier("mail") TaskExecutor executor,
                 @Qualifier("crawler") AsyncTaskExecutor async) {
             return new QualifiedClient(pool, executor, async);
         }
 
     }
 
-    record QualifiedClient(WorkerPool pool, TaskExecutor executor, AsyncTaskExecutor async) {
+    record QualifiedClient(Pool pool, TaskExecutor executor, AsyncTaskExecutor async) {
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -97,12 +97,12 @@ class PoolsPropertySweepTests {
 
     static Stream<Arguments> validValues() {
         return Stream.of(
-                valid(SpringWorkerPool::capacity, -1, MAIL + "capacity=-1"),
-                valid(SpringWorkerPool::capacity, 1, MAIL + "capacity=1"),
-                valid(SpringWorkerPool::capacity, Integer.MAX_VALUE, MAIL + "capacity=2147483647"),
-                valid(SpringWorkerPool::capacity, Integer.MAX_VALUE, DEFAULTS + "capacity=2147483647",
+                valid(SpringPool::capacity, -1, MAIL + "capacity=-1"),
+                valid(SpringPool::capacity, 1, MAIL + "capacity=1"),
+                valid(SpringPool::capacity, Integer.MAX_VALUE, MAIL + "capacity=2147483647"),
+                valid(SpringPool::capacity, Integer.MAX_VALUE, DEFAULTS + "capacity=2147483647",
                         MAIL + "queue-capacity=0"),
-                valid(SpringWorkerPool::capacity, 7, MAIL + "capacity= 7 "),
+                valid(SpringPool::capacity, 7, MAIL + "capacity= 7 "),
                 valid((p) -> p.config().expiry(), Duration.ofNanos(1), MAIL + "capacity=1", MAIL + "expiry=1ns"),
                 valid((p) -> p.config().expiry(), Duration.ofDays(106752), MAIL + "capacity=1",
                         MAIL + "expiry=106752d"),
@@ -123,14 +123,14 @@ class PoolsPropertySweepTests {
                 valid((p) -> p.config().blockingTimeout(), Duration.ofDays(106752), MAIL + "capacity=1",
                         MAIL + "blocking-timeout=106752d"),
                 valid((p) -> p.config().virtualThreads(), false, MAIL + "capacity=1", MAIL + "virtual-threads=false"),
-                valid(SpringWorkerPool::awaitTerminationPeriod, Duration.ZERO, MAIL + "capacity=1",
+                valid(SpringPool::awaitTerminationPeriod, Duration.ZERO, MAIL + "capacity=1",
                         MAIL + "shutdown.await-termination-period=0s"),
-                valid(SpringWorkerPool::awaitTerminationPeriod, Duration.ofDays(106752), MAIL + "capacity=1",
+                valid(SpringPool::awaitTerminationPeriod, Duration.ofDays(106752), MAIL + "capacity=1",
                         MAIL + "shutdown.await-termination-period=106752d"),
-                valid(SpringWorkerPool::awaitTerminationPeriod, Duration.ofDays(1), MAIL + "capacity=1",
+                valid(SpringPool::awaitTerminationPeriod, Duration.ofDays(1), MAIL + "capacity=1",
                         DEFAULTS + "shutdown.await-termination-period=1d"),
-                valid(SpringWorkerPool::capacity, 3, "pools.instances.mail=", DEFAULTS + "capacity=3"),
-                valid(SpringWorkerPool::capacity, 2, MAIL + "capacity=2", "pools.default-pool=mail",
+                valid(SpringPool::capacity, 3, "pools.instances.mail=", DEFAULTS + "capacity=3"),
+                valid(SpringPool::capacity, 2, MAIL + "capacity=2", "pools.default-pool=mail",
                         "pools.propagate-context=true"));
     }
 
@@ -157,12 +157,12 @@ class PoolsPropertySweepTests {
 
     @ParameterizedTest(name = "[{index}] {2}")
     @MethodSource("validValues")
-    void validExtremeStartsBindsAndCloses(Function<SpringWorkerPool, Object> getter, Object expected,
+    void validExtremeStartsBindsAndCloses(Function<SpringPool, Object> getter, Object expected,
             List<String> properties, CapturedOutput output) {
         valid.incrementAndGet();
         this.runner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
             assertThat(context).hasNotFailed();
-            assertThat(getter.apply(context.getBean("mail", SpringWorkerPool.class))).isEqualTo(expected);
+            assertThat(getter.apply(context.getBean("mail", SpringPool.class))).isEqualTo(expected);
         });
         assertThat(output).doesNotContain("destroy method failed");
     }
@@ -202,7 +202,7 @@ class PoolsPropertySweepTests {
         return Arguments.of(property, value, shown, Arrays.asList(others));
     }
 
-    private static Arguments valid(Function<SpringWorkerPool, Object> getter, Object expected, String... properties) {
+    private static Arguments valid(Function<SpringPool, Object> getter, Object expected, String... properties) {
         return Arguments.of(getter, expected, Arrays.asList(properties));
     }
 

@@ -1,6 +1,6 @@
 package io.github.workerpool.spring.boot.autoconfigure.e2e;
 
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -24,7 +24,7 @@ class PoolsEndpointDefaultAccessIntegrationTests {
 
     @Autowired
     @Qualifier("mail")
-    WorkerPool mail;
+    Pool mail;
 
     @Test
     void readsWorkAndWritesAreRefused() throws Exception {

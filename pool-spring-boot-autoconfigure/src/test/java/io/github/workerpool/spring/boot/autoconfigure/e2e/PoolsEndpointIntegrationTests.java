@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,11 +34,15 @@ class PoolsEndpointIntegrationTests {
 
     @Autowired
     @Qualifier("mail")
-    WorkerPool mail;
+    Pool mail;
+
+    @Autowired
+    @Qualifier("mail")
+    java.util.concurrent.ExecutorService mailExecutor;
 
     @Autowired
     @Qualifier("tuned")
-    WorkerPool tuned;
+    Pool tuned;
 
     HttpJson http;
 
@@ -93,7 +97,7 @@ class PoolsEndpointIntegrationTests {
 
     @Test
     void purgeWithoutBodyStopsIdleWorkers() throws Exception {
-        this.mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        this.mailExecutor.submit(() -> { }).get(10, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(10)).until(() -> this.mail.idle() >= 1);
         int idle = this.mail.idle();
         HttpJson.Response response = this.http.post("/actuator/pools/mail/purge", null);
@@ -122,7 +126,7 @@ class PoolsEndpointIntegrationTests {
 
     @Test
     void metersAreVisibleWithThePoolTag() throws Exception {
-        this.mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        this.mailExecutor.submit(() -> { }).get(10, TimeUnit.SECONDS);
         for (String name : new String[] { "executor.pool.max", "executor.pool.size", "executor.active",
                 "executor.queued", "executor.queue.remaining", "executor.completed", "pool.waiting", "pool.idle",
                 "pool.tasks.rejected", "pool.tasks.failed", "pool.task.wait", "pool.task.duration" }) {

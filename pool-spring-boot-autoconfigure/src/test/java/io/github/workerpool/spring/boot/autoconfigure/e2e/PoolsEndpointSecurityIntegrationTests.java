@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 
-import io.github.workerpool.WorkerPool;
+import io.github.workerpool.Pool;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +57,7 @@ class PoolsEndpointSecurityIntegrationTests {
 
         @Autowired
         @Qualifier("mail")
-        WorkerPool mail;
+        Pool mail;
 
         @Test
         void healthIsOpenReadsNeedAUserAndWritesAreRefused() throws Exception {
@@ -88,7 +88,7 @@ class PoolsEndpointSecurityIntegrationTests {
 
         @Autowired
         @Qualifier("mail")
-        WorkerPool mail;
+        Pool mail;
 
         @Test
         void readsAreOpenAndTheReadmeCurlLinesTuneAndPurge() throws Exception {

@@ -1,0 +1,31 @@
+package io.github.workerpool;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A warning logged at most once per period, with the count of those left out since the last
+ * one: a failure that repeats per task (a listener or thread factory that always throws) must
+ * not flood the log.
+ */
+final class RateLimitedLog {
+
+    private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
+    private static final long PERIOD_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final AtomicLong next = new AtomicLong(System.nanoTime());
+    private final AtomicLong suppressed = new AtomicLong();
+
+    void warn(Supplier<String> message, Throwable cause) {
+        long now = System.nanoTime();
+        long due = next.get();
+        if (now - due < 0 || !next.compareAndSet(due, now + PERIOD_NANOS)) {
+            suppressed.incrementAndGet();
+            return;
+        }
+        long left = suppressed.getAndSet(0);
+        LOG.log(System.Logger.Level.WARNING, message.get()
+                + (left > 0 ? " (" + left + " more like it in the last minute were not logged)" : ""), cause);
+    }
+}
