@@ -14,9 +14,6 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
@@ -81,83 +78,41 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      *                          on reboot(): a new generation; awaitTermination calls of the old
      *                          generation return whether it reached TERMINATED.
      *
-     * Where a task goes (execute), in a hand-off pool (queueCapacity 0):
-     *   1. the spinner: the one worker that just finished and spins (on its CPU, no yield) for
-     *      spinNanos / 5 (Go's scheduler keeps a "spinning M" for the same reason). Claimed with
-     *      one atomic swap; no lock, no unpark. This is the hot path of hand-off pools. Spin-waits
-     *      never yield: measured on a 2-core machine shared with other builds, a yielding thread
-     *      can stay off its CPU for a whole time slice (ms), holding back the very hand-off it
-     *      waits for, while a parked thread is woken with priority. After the spin the worker
-     *      goes idle and parks.
-     *   2. an idle worker popped from `idle` (LIFO stack, or FIFO ring under preAlloc), under
-     *      `lock`; unparked. If some worker is busy, the caller first spins up to
-     *      HANDOFF_SPIN_NANOS for it to become the spinner (also when every worker is busy,
-     *      before step 5): for tiny tasks that takes well under a microsecond, an unpark and
-     *      wake-up about 30 us, and a Waiter takes the lock on both sides.
-     *   3. a new worker, if workerCount < capacity (under `lock`).
-     *   5. (below)
-     * In a queue pool (queueCapacity > 0), Go's scheduler is the model (spinning Ms, wakep):
-     *   3. a new worker, if none is idle or searching and workerCount < capacity (under `lock`);
-     *   4. the queue (unbounded, or while `queued` < queueCapacity). Workers poll it without a
-     *      lock, so the per-task cost is one offer and one poll. It is striped (TaskQueue: a
-     *      stripe per submitting thread, a home stripe per worker), so two producers do not
-     *      contend on one tail. No worker is handed the task:
-     *      - A worker that finds the queue empty becomes a *searcher* if fewer than
-     *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for spinNanos / 5,
-     *        then parks on the idle stack. `searching` counts searchers and workers woken to
-     *        search that are not yet running.
-     *      - A producer wakes a worker only if `searching` is 0 (and a worker is idle, or the
-     *        pool is below capacity): the CAS 0 -> 1 in wakeSearcher makes it one wake at a
-     *        time, and while the woken worker gets its CPU (~30 us) nobody wakes another.
-     *      - A searcher that takes a task stops searching; if it was the last one and tasks
-     *        remain, it wakes the next (so a backlog of long tasks brings workers up one
-     *        after another, as LinkedBlockingQueue's take() signals the next taker).
-     *      Measured (BENCHMARKS.md): the earlier rule (wake when no single spinner was seen)
-     *      fired on nearly every task with 256 workers, because the spinner itself had just
-     *      left to take the task; 1.2M tasks/s against 16-23M/s now.
-     *      An unbounded queue keeps no counter on the producer's side at all: a task in it is
-     *      counted by being there (queued() counts the queue), and once polled by the worker's
-     *      own `polled` field; `submitted` counts only what did not enter the queue (or left it
-     *      without a worker: uncount). A counter that both sides update per task moves a cache
-     *      line across cores twice per task (about half the hot path), and even a LongAdder's
-     *      per-thread cell is a locked instruction per task: dropping the two that were left
-     *      here (submitted, enqueued) took 1 producer at n = 2 from 12.9M to 17.7M tasks/s
-     *      (BENCHMARKS.md, "Fifth round"). MultiPool's least-tasks balancing reads queued() per
-     *      task, so its pools keep `enqueued` (Builder.countQueued).
-     * Both:
-     *   5. otherwise reject (nonblocking, maxBlockingTasks, timeout 0) or wait: the caller first
-     *      spins briefly for the spinner, then registers a Waiter (FIFO) and parks. A worker that
-     *      frees up serves the first Waiter before anything else, under `lock`.
-     * A caller waiting as a Waiter spins for spinNanos / 5, then parks. Spins are kept short so
-     * that on a 2-core machine a spinner does not starve, for long, the thread it waits for.
+     * Where a task goes is the engine's business (Engine: HandOffEngine for queueCapacity 0,
+     * QueueEngine otherwise, each with its notes); the pool's part, for both:
+     *   - submit (submitWork): count it, stamp it with its submit time if a listener or the queue
+     *     timeout needs one, and ask the engine to dispatch it;
+     *   - the full path (awaitWorker), when the engine has no room: start a worker if there is
+     *     room after all, queue if the queue has room again, else reject (nonblocking,
+     *     maxBlockingTasks, blockingTimeout 0, no live worker while the thread factory fails) or
+     *     make the caller wait as a Waiter (FIFO). A Waiter spins for spinnerNanos, then parks;
+     *     its deadline is its arrival plus the live blockingTimeout. A worker that frees up
+     *     serves the first Waiter before anything else, under `lock` (takeWaiterTask, or the
+     *     queue engine moves the Waiter's task into the queue).
+     *   - the worker loop (runWorker/nextTask): a queued task, else a waiting caller's, else the
+     *     engine's idle path, which ends in parkIdle (push on `idle`, park until handed work).
+     * Spins are short, so that on a 2-core machine a spinner does not starve, for long, the
+     * thread it waits for, and never yield (a yielding thread can lose its CPU for a time slice).
      *
-     * Races that must not lose a task, and why they don't:
-     *   - A task is queued just as the last worker goes idle. The producer offers, then reads
-     *     searching/idleCount/workerCount; the worker gives up its searching count, pushes itself
-     *     on the idle stack, then reads the queue. All volatile, so one of them sees the other
-     *     (Dekker): the worker withdraws and polls, or the producer wakes it. Both sides must
-     *     look at the same thing, the queue itself: an intermediate version that woke on "the
-     *     counter was 0 before my increment" while workers parked on "the queue is empty" left
-     *     tasks behind (a producer counts before it offers), and WorkerPoolStressTest's batches
-     *     test caught it.
-     *   - The same for a caller that registers as a Waiter while a worker becomes the spinner:
-     *     the caller re-checks the spinner after registering, the worker re-checks waitingCount
-     *     after publishing.
-     *   - shutdown()/shutdownNow() racing an offer: the producer re-reads `state` after its
-     *     offer and takes its task back out (rejecting it) if it can; if it cannot, a worker
-     *     took it and runs it.
-     *   - A worker leaves while tasks are queued and nobody else would poll: workerExited starts
-     *     a replacement (ThreadPoolExecutor's processWorkerExit does the same).
-     *   - A task handed to a worker's slot always runs, even if shutdownNow() comes in between
-     *     (with the interrupt flag set), because the producer already returned normally.
+     * Races that must not lose a task, besides the engines':
+     *   - shutdown() racing a caller: a caller re-checks the state under `lock` before it waits,
+     *     shutdown completes every Waiter with CLOSED under `lock`.
+     *   - A worker's thread fails to start while callers wait for its slot (start): the slot is
+     *     handed to a task-less replacement, and the caller whose task it was keeps its task and
+     *     queues or waits for a live worker.
      *
      * Counting: workerCount counts workers that take up capacity; it is decremented, under
      * `lock`, when a worker is chosen to stop (Worker.retired), so capacity decisions see the
      * effect at once. `workers` holds the threads that have not yet exited; termination waits
-     * for it to empty. running = workerCount - idle - spinner - searching. Totals for finished tasks are
-     * per-worker fields written only by the worker (release stores) and folded into the pool's
-     * totals when the worker exits, so the hot path touches no shared counter but `submitted`
-     * (and in an unbounded queue pool not even that).
+     * for it to empty. running = workerCount - idle (idle includes the engine's spinner or
+     * searchers). Totals for finished tasks are per-worker fields written only by the worker
+     * (release stores) and folded into the pool's totals when the worker exits, so the hot path
+     * touches no shared counter but `submitted` (and in an unbounded queue pool not even that).
+     *
+     * Live options: `config` is the whole; the hot paths read their own volatile copies of its
+     * fields. reconfigure applies the caller's function outside the lock and installs the result
+     * under it only if `config` is still the one the function saw (else it retries), so
+     * concurrent reconfigurations compose and none is lost.
      */
 
     static final int RUNNING = 0;
@@ -170,9 +125,6 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      * worker each spin a fifth of it before parking.
      */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-    /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
-    static final long HANDOFF_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
 
     private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
 
@@ -191,16 +143,17 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     private final UnaryOperator<Runnable> taskDecorator;
     private final Consumer<Object> function;                         // non-null for FunctionPool
     private final Pool facade;                                       // what listeners are told about
-    private final long spinNanos;
-    private final long spinnerNanos;                                 // spinner's share of spinNanos
+    final long spinNanos;
+    final long spinnerNanos;                                         // a spinner's share of spinNanos
     private final LongSupplier clock;
-    private final boolean unboundedQueue;
+    private final Engine engine;
+    private final boolean countsOnSubmit;                            // engine.countsOnSubmit()
 
     // Live configuration: `config` is the whole, the others are its fields the hot paths read;
     // all written together under `lock` (reconfigure).
     private volatile PoolConfig config;
     private volatile int capacity;
-    private volatile int queueCapacity;
+    volatile int queueCapacity;
     private volatile boolean nonblocking;
     private volatile int maxBlockingTasks;
     private volatile long expiryNanos;
@@ -211,29 +164,21 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     private volatile boolean stampSubmit;                            // listeners or queueTimeout need submit times
     private final RateLimitedLog warnings = new RateLimitedLog();
 
-    private volatile int state;
+    volatile int state;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    final ReentrantLock lock = new ReentrantLock();
     private final Condition termination = lock.newCondition();
-    private final IdleWorkers idle;                                  // guarded by lock
-    private volatile int idleCount;                                  // idle.size(), written under lock
-    private final AtomicReference<Worker> spinner = new AtomicReference<>();
+    final IdleWorkers idle;                                          // guarded by lock
+    volatile int idleCount;                                          // idle.size(), written under lock
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();   // guarded by lock
     private volatile int waitingCount;                               // waiters.size(), written under lock
-    private volatile int workerCount;                                // written under lock
+    volatile int workerCount;                                        // written under lock
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
-    private final TaskQueue queue;                                   // null when queueCapacity == 0
-    private final AtomicInteger queued = new AtomicInteger();        // bounded queue: tasks in it (admission)
-    private final LongAdder enqueued;                                // unbounded queue, if countQueued: tasks ever put in it
-    private long retiredPolled;                                      // unbounded queue; guarded by lock
-    private final AtomicInteger searching = new AtomicInteger();     // queue mode; see the notes
-    private final int maxSearching;
     private int generation;                                          // guarded by lock
     private int terminatedGeneration = -1;                           // guarded by lock
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
 
-    private final LongAdder submitted = new LongAdder();             // all but tasks that entered an unbounded queue
-    private final AtomicLong submittedHigh = new AtomicLong();       // an unbounded queue's highest stats() total
+    final LongAdder submitted = new LongAdder();                     // all but tasks that entered an unbounded queue
     private final LongAdder rejected = new LongAdder();
     private final LongAdder returned = new LongAdder();
     private final LongAdder queueTimeouts = new LongAdder();
@@ -259,12 +204,12 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         this.taskDecorator = settings.taskDecorator();
         this.spinNanos = settings.spinNanos() >= 0 ? settings.spinNanos() : c.virtualThreads() ? 0 : DEFAULT_SPIN_NANOS;
         this.spinnerNanos = spinNanos / 5;
-        this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
         this.clock = settings.clock() != null ? settings.clock() : System::nanoTime;
         this.idle = preAlloc ? preAllocRing(c.capacity(), name) : new IdleWorkers.Stack();
-        this.queue = c.queueCapacity() > 0 ? new TaskQueue(c.capacity()) : null;
-        this.unboundedQueue = c.unboundedQueue();
-        this.enqueued = unboundedQueue && settings.countQueued() ? new LongAdder() : null;
+        this.engine = c.queueCapacity() > 0
+                ? new QueueEngine(this, c.capacity(), c.unboundedQueue(), settings.countQueued())
+                : new HandOffEngine(this);
+        this.countsOnSubmit = engine.countsOnSubmit();
         for (PoolListener l : settings.listeners()) {
             listeners = Listeners.with(listeners, l, this.facade, warnings);
         }
@@ -316,17 +261,19 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             return false;
         }
         Object work = stamped(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
-        if (!unboundedQueue) {
-            submitted.increment(); // an unbounded queue's dispatch counts what does not stay in the queue
+        if (countsOnSubmit) {
+            submitted.increment(); // else the engine counts what does not stay in its queue
         }
         try {
-            if (dispatch(work, false)) {
+            if (engine.dispatch(work, false)) {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
             rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
         }
-        submitted.add(-1);
+        if (countsOnSubmit) {
+            submitted.add(-1);
+        }
         return false;
     }
 
@@ -336,80 +283,15 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      */
     final void submitWork(Object work) {
         int s = state;
-        if (!unboundedQueue || s != RUNNING) {
-            submitted.increment(); // an unbounded queue's dispatch counts what does not stay in the queue
+        if (countsOnSubmit || s != RUNNING) {
+            submitted.increment(); // else the engine counts what does not stay in its queue
         }
         if (s != RUNNING) {
             throw rejectClosed();
         }
         work = stamped(work);
-        if (!dispatch(work, true)) {
+        if (!engine.dispatch(work, true)) {
             awaitWorker(work);
-        }
-    }
-
-    /**
-     * Hands the work to a worker or the queue if the pool has room now; false if it is full.
-     * Shared by submitWork (which then waits or rejects) and tryExecute (which gives up).
-     * @param mayAwaitSpinner whether a hand-off pool may spin briefly for a busy worker to free up
-     */
-    private boolean dispatch(Object work, boolean mayAwaitSpinner) {
-        Worker w;
-        int c = capacity;
-        if (queue != null) {
-            // Queue mode: no hand-off to the spinner (it watches the queue) and no idle worker
-            // popped per task; see offerToQueue and the notes.
-            if (idleCount == 0 && searching.get() == 0 && (c < 0 || workerCount < c)) {
-                if (unboundedQueue) {
-                    submitted.increment(); // it goes to a new worker, not into the queue
-                }
-                if (addWorker(work)) {
-                    return true;
-                }
-                if (unboundedQueue) {
-                    submitted.add(-1);
-                }
-            }
-            return offerToQueue(work);
-        }
-        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
-            w.handOff(work);
-            return true;
-        }
-        // A busy worker that finishes becomes the spinner within a microsecond or so for a tiny
-        // task: waiting that long for it beats unparking an idle worker (~30 us), and beats
-        // queueing up as a Waiter (a lock on both sides) when every worker is busy.
-        if (mayAwaitSpinner && spinNanos > 0 && (idleCount > 0 || (c >= 0 && workerCount >= c))
-                && busyWorkers() > 0 && (w = awaitSpinner()) != null) {
-            w.handOff(work);
-            return true;
-        }
-        if (idleCount > 0 && (w = popIdle()) != null) {
-            w.handOff(work);
-            return true;
-        }
-        return (c < 0 || workerCount < c) && addWorker(work);
-    }
-
-    /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
-    private Worker awaitSpinner() {
-        long deadline = 0L;
-        for (int i = 1; ; i++) {
-            if (spinner.get() != null) {
-                Worker w = spinner.getAndSet(null);
-                if (w != null) {
-                    return w;
-                }
-            }
-            if ((i & 15) == 0) {
-                long now = System.nanoTime();
-                if (deadline == 0L) {
-                    deadline = now + HANDOFF_SPIN_NANOS;
-                } else if (now - deadline >= 0) {
-                    return null;
-                }
-            }
-            Thread.onSpinWait();
         }
     }
 
@@ -423,7 +305,8 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return new PoolFuture<>(callable);
     }
 
-    private Worker popIdle() {
+    /** Pops an idle worker to hand work to; null if none. */
+    Worker popIdle() {
         lock.lock();
         try {
             Worker w = idle.pop();
@@ -440,7 +323,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      * Starts a worker for the task if below capacity; false if the pool filled up meanwhile, or
      * the thread factory failed (the task is still the caller's, to queue or wait with).
      */
-    private boolean addWorker(Object firstTask) {
+    boolean addWorker(Object firstTask) {
         Worker w;
         lock.lock();
         try {
@@ -462,7 +345,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      * Creates a worker that counts toward capacity; the caller starts it after unlocking. Null if
      * the thread factory failed (returned null or threw): logged, at most once a minute.
      */
-    private Worker newWorkerLocked(Object firstTask) {
+    Worker newWorkerLocked(Object firstTask) {
         Worker w = new Worker(this, firstTask);
         Thread t;
         Throwable failure = null;
@@ -484,9 +367,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         w.thread = t;
         workerCount++;
         workers.add(w);
-        if (queue != null) {
-            queue.adoptHome(w);
-        }
+        engine.workerAdded(w);
         return w;
     }
 
@@ -494,7 +375,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      * Starts the worker's thread; false if it could not be started (logged). A worker made for a
      * caller's task did not take the task then: the caller still has it.
      */
-    private boolean start(Worker w) {
+    boolean start(Worker w) {
         try {
             w.thread.start();
             return true;
@@ -504,8 +385,8 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             try {
                 w.retired = true;
                 workerCount--;
-                if (workers.remove(w) && queue != null) {
-                    queue.leaveHome(w); // once: a thread that did start after all exits through workerExited
+                if (workers.remove(w)) {
+                    engine.workerRemoved(w); // once: a thread that did start after all exits through workerExited
                 }
                 // While this thread was being started it held a slot, so other callers may have
                 // found the pool full and now wait (or queued) for it with no worker to serve them:
@@ -514,7 +395,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 int c = capacity;
                 if (w.firstTask != null && (c < 0 || workerCount < c)
                         && ((state == RUNNING && !waiters.isEmpty())
-                            || (state < STOP && queue != null && !queue.isEmpty()))) {
+                            || (state < STOP && !engine.isEmpty()))) {
                     replacement = newWorkerLocked(null);
                 }
                 tryTerminate();
@@ -527,115 +408,6 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 start(replacement);
             }
             return false;
-        }
-    }
-
-    private boolean offerToQueue(Object task) {
-        if (queueCapacity != Integer.MAX_VALUE) {
-            for (int q; ; ) {
-                q = queued.get();
-                if (q >= queueCapacity) {
-                    return false;
-                }
-                if (queued.compareAndSet(q, q + 1)) {
-                    break;
-                }
-            }
-        }
-        queue.offer(task);
-        if (enqueued != null) {
-            enqueued.increment();
-        }
-        if (state != RUNNING) {
-            if (queue.remove(task)) {
-                uncount();
-                lock.lock();
-                try {
-                    tryTerminate();
-                } finally {
-                    lock.unlock();
-                }
-                throw rejectClosed();
-            }
-            return true; // a worker took it and runs it
-        }
-        // Wake a worker only if none is searching (spinning on the queue, or already woken to): a
-        // searcher takes the task, or wakes the next one itself. Below capacity (a purge or expiry
-        // retired workers after this caller found the pool full) a new worker is started instead.
-        if (searching.get() == 0) {
-            wakeSearcher();
-        }
-        return true;
-    }
-
-    /**
-     * Wakes an idle worker as a searcher (or starts one, below capacity) unless some worker is
-     * searching already or there is neither; the woken worker counts as searching from now on, so while it wakes up
-     * (~30 us) nobody wakes another (Go's wakep()).
-     */
-    private void wakeSearcher() {
-        int c = capacity;
-        if (!(idleCount > 0 || c < 0 || workerCount < c) || !searching.compareAndSet(0, 1)) {
-            return; // nobody idle and no room for a new worker: the busy ones poll when done
-        }
-        Worker w;
-        Worker fresh = null;
-        lock.lock();
-        try {
-            w = idle.pop();
-            if (w != null) {
-                idleCount = idle.size();
-            } else {
-                c = capacity; // again, under the lock
-                if (state < STOP && (c < 0 || workerCount < c) && !queue.isEmpty()) {
-                    fresh = newWorkerLocked(null);
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (w != null) {
-            w.searching = true;
-            w.handOff(Worker.POLL);
-        } else if (fresh != null) {
-            fresh.searching = true;
-            if (!start(fresh)) {
-                searching.decrementAndGet(); // it never ran, so it cannot give its count back
-            }
-        } else {
-            // Nobody to wake: every worker is busy (each polls when done) or searching; a worker
-            // going idle re-checks the queue after giving up its count.
-            searching.decrementAndGet();
-        }
-    }
-
-    /**
-     * Accounts for a task that left the queue without being polled by a worker (shutdownNow, or
-     * taken back by its producer); under lock or not. An unbounded queue's task was counted as
-     * submitted only by being in the queue, so it is counted now.
-     */
-    private void uncount() {
-        if (unboundedQueue) {
-            submitted.increment();
-            if (enqueued != null) {
-                enqueued.decrement();
-            }
-        } else {
-            queued.decrementAndGet();
-        }
-    }
-
-    /**
-     * Gives up the worker's searching count. The last searcher to leave, with work still queued,
-     * wakes an idle worker or, below capacity, starts one: producers started none while it
-     * searched, and a queued task may be the one this worker's task waits for.
-     */
-    private void stopSearching(Worker w) {
-        if (w.searching) {
-            w.searching = false;
-            if (searching.decrementAndGet() == 0 && !queue.isEmpty()) {
-                wakeSearcher();
-            }
         }
     }
 
@@ -678,11 +450,11 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                         factoryFailed = true;
                         continue; // look again: the pool may have changed while unlocked
                     }
-                    if (queue != null && queued.get() < queueCapacity) {
+                    if (engine.hasRoom()) {
                         toQueue = true;
                     } else if (factoryFailed && workerCount == 0) {
                         throw rejectOverload("pool '" + name + "' could not create a worker thread (its thread factory "
-                                + threadFactory + " failed) and has no live worker" + (queue == null ? "" : " or queue room")
+                                + threadFactory + " failed) and has no live worker" + (queueCapacity > 0 ? " or queue room" : "")
                                 + " to take the task; fix the thread factory");
                     } else if (nonblocking) {
                         throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
@@ -709,14 +481,14 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             }
             if (toQueue) {
                 // The queue had room again by the time we held the lock.
-                if (offerToQueue(task)) {
+                if (engine.offer(task)) {
                     return;
                 }
                 continue;
             }
             // Re-check the spinner after registering: a worker may have started spinning before it
             // could see this waiter (see the notes).
-            if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            if ((w = engine.takeSpinner()) != null) {
                 boolean mine;
                 lock.lock();
                 try {
@@ -741,7 +513,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     }
 
     private String queueNote() {
-        return queue == null ? "" : " and the queue is full (" + queueCapacity + " tasks)";
+        return engine.fullNote();
     }
 
     private boolean removeWaiter(Waiter waiter) {
@@ -756,7 +528,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return rejected(new PoolOverloadException(name, message));
     }
 
-    private PoolClosedException rejectClosed() {
+    PoolClosedException rejectClosed() {
         return rejected(new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
                 + " and accepts no tasks; call reboot() to reopen it"));
     }
@@ -788,7 +560,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             this.task = task;
             this.thread = thread;
             this.arrival = arrival;
-            this.stripe = queue != null ? queue.stripeOfThisThread() : 0;
+            this.stripe = engine.callerStripe();
         }
 
         /** Sets the outcome; called under the pool's lock after removing this waiter. */
@@ -877,7 +649,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 }
             }
         } finally {
-            stopSearching(w); // only queue-mode workers ever search
+            engine.workerStopping(w);
             workerExited(w);
         }
     }
@@ -976,20 +748,9 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             if (c >= 0 && workerCount > c && retireIf(w, true)) {
                 return null;
             }
-            if (queue != null) {
-                Object t = queue.poll(w);
-                if (t != null) {
-                    if (unboundedQueue) {
-                        w.addPolled();
-                    } else {
-                        queued.decrementAndGet();
-                    }
-                    if (waitingCount > 0) {
-                        admitWaiterToQueue();
-                    }
-                    stopSearching(w);
-                    return t;
-                }
+            Object queued = engine.poll(w);
+            if (queued != null) {
+                return queued;
             }
             if (waitingCount > 0) {
                 Object t = takeWaiterTask();
@@ -1022,7 +783,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 int c = capacity;
                 retire = c >= 0 && workerCount > c;
             } else {
-                retire = state != RUNNING && (queue == null || queue.isEmpty()) && waiters.isEmpty();
+                retire = state != RUNNING && engine.isEmpty() && waiters.isEmpty();
             }
             if (retire) {
                 w.retired = true;
@@ -1049,87 +810,42 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         }
     }
 
-    /** A queue slot just freed up: move the first waiting caller's task into the queue. */
-    private void admitWaiterToQueue() {
-        lock.lock();
-        try {
-            admitWaiterToQueueLocked();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void admitWaiterToQueueLocked() {
-        if (queued.get() >= queueCapacity) {
-            return;
-        }
+    /**
+     * Gives the first waiting caller's task to {@code sink} (the queue engine's queue) and lets the
+     * caller go; under lock. False if nobody waits.
+     */
+    boolean acceptFirstWaiterLocked(Engine.TaskSink sink) {
         Waiter waiter = waiters.pollFirst();
         if (waiter == null) {
-            return;
+            return false;
         }
         waitingCount = waiters.size();
-        queued.incrementAndGet(); // waiters exist only for a bounded queue
-        queue.offer(waiter.task, waiter.stripe); // the caller's stripe keeps its tasks in order
+        sink.put(waiter.task, waiter.stripe);
         waiter.complete(ACCEPTED);
+        return true;
     }
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
     private Object awaitWork(Worker w) {
-        if (queue != null) {
-            return awaitQueued(w);
-        }
-        if (spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
-            // Re-checks after publishing (Dekker with callers, shutdown and a shrinking tune,
-            // which each write first and then look at the spinner).
-            int c = capacity;
-            if ((waitingCount > 0 || state != RUNNING || (c >= 0 && workerCount > c))
-                    && spinner.compareAndSet(w, null)) {
-                return Worker.POLL;
-            }
-            Object o = w.spinForSlot(spinnerNanos);
-            if (o != null) {
-                return o;
-            }
-            if (!spinner.compareAndSet(w, null)) {
-                return w.awaitSlot(); // claimed just now: the hand-off is on its way
-            }
-        }
-        return parkIdle(w);
-    }
-
-    /** Hand-off mode: workers that are neither idle nor the spinner, i.e. running a task. */
-    private int busyWorkers() {
-        return workerCount - idleCount - (spinner.get() != null ? 1 : 0);
+        return engine.awaitWork(w);
     }
 
     /**
-     * Queue mode's idle path: search (spin on the queue) if fewer than maxSearching workers do,
-     * then go idle and park. Returns POLL to look at the queue (and the pool's state) again.
+     * Whether an idle worker must look at the pool again instead of waiting: callers wait, the
+     * pool is shutting down, or it is above capacity.
      */
-    private Object awaitQueued(Worker w) {
-        if (!w.searching && spinnerNanos > 0) {
-            for (int s; (s = searching.get()) < maxSearching; ) {
-                if (searching.compareAndSet(s, s + 1)) {
-                    w.searching = true;
-                    break;
-                }
-            }
-        }
-        if (w.searching) {
-            if (spinnerNanos > 0 && spinForQueue()) {
-                return Worker.POLL; // still searching: nextTask gives the count up once it has a task
-            }
-            // Give the count up before publishing as idle; parkIdle re-checks the queue after: a
-            // producer that offers meanwhile sees either no searcher and an idle worker (and
-            // wakes it), or is seen there (Dekker, as in the notes).
-            w.searching = false;
-            searching.decrementAndGet();
-        }
-        return parkIdle(w);
+    boolean needsALook() {
+        int c = capacity;
+        return waitingCount > 0 || state != RUNNING || (c >= 0 && workerCount > c);
+    }
+
+    /** The current capacity (-1 unbounded), for the engines. */
+    int capacityNow() {
+        return capacity;
     }
 
     /** Pushes the worker on the idle structure and parks it until handed something. */
-    private Object parkIdle(Worker w) {
+    Object parkIdle(Worker w) {
         lock.lock();
         try {
             int c = capacity;
@@ -1142,7 +858,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         } finally {
             lock.unlock();
         }
-        if (queue != null && !queue.isEmpty()) {
+        if (!engine.isEmpty()) {
             lock.lock();
             try {
                 if (idle.remove(w)) {
@@ -1156,36 +872,6 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return w.awaitSlot(); // popped by a waker (POLL, maybe as a searcher), a caller, purge or shutdown
     }
 
-    /**
-     * Spins up to spinnerNanos until the queue has work or the pool needs a look (shut down,
-     * capacity lowered, a caller waiting); false if nothing came. Never yields (see the notes).
-     */
-    private boolean spinForQueue() {
-        long deadline = 0L;
-        for (int i = 1; ; i++) {
-            // Look at the queue only every few rounds: each look pulls the producer's cache line
-            // over here, which slows every offer.
-            if ((i & 7) == 0) {
-                if (!queue.isEmpty()) {
-                    return true;
-                }
-                int c = capacity;
-                if (state != RUNNING || waitingCount > 0 || (c >= 0 && workerCount > c)) {
-                    return true;
-                }
-                if ((i & 63) == 0) {
-                    long now = System.nanoTime();
-                    if (deadline == 0L) {
-                        deadline = now + spinnerNanos;
-                    } else if (now - deadline >= 0) {
-                        return false;
-                    }
-                }
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     private void workerExited(Worker w) {
         Worker replacement = null;
         lock.lock();
@@ -1194,14 +880,13 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 w.retired = true;
                 workerCount--;
             }
-            if (workers.remove(w) && queue != null) {
-                queue.leaveHome(w);
+            if (workers.remove(w)) {
+                engine.workerRemoved(w);
             }
             retiredCompleted += w.completed();
             retiredFailed += w.failed();
             retiredCancelled += w.cancelled();
-            retiredPolled += w.polled();
-            if (queue != null && !queue.isEmpty() && state < STOP && workerCount == 0) {
+            if (!engine.isEmpty() && state < STOP && workerCount == 0) {
                 replacement = newWorkerLocked(null);
             }
             tryTerminate();
@@ -1213,10 +898,20 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         }
     }
 
+    /** tryTerminate, taking the lock. */
+    void tryTerminateUnlocked() {
+        lock.lock();
+        try {
+            tryTerminate();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Moves to TERMINATED if shut down, no worker thread is left and the queue is empty; under lock. */
     private void tryTerminate() {
         int s = state;
-        if ((s == SHUTDOWN || s == STOP) && workers.isEmpty() && (queue == null || queue.isEmpty())
+        if ((s == SHUTDOWN || s == STOP) && workers.isEmpty() && engine.isEmpty()
                 && waiters.isEmpty()) {
             state = TERMINATED;
             terminatedGeneration = generation;
@@ -1268,7 +963,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      */
     public int purge() {
         List<Worker> stopped = new ArrayList<>();
-        Worker s = spinner.getAndSet(null);
+        Worker s = engine.takeSpinner();
         Worker resume = null;
         lock.lock();
         try {
@@ -1276,7 +971,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 // A caller that registered after the spinner last looked relies on re-checking the
                 // spinner, which we just took (likewise a task queued meanwhile): retiring it could
                 // leave them with no worker at all, so send it to serve them instead.
-                if (waiters.isEmpty() && (queue == null || queue.isEmpty())) {
+                if (waiters.isEmpty() && engine.isEmpty()) {
                     retireIdleLocked(s, stopped);
                 } else {
                     resume = s;
@@ -1339,10 +1034,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 }
                 applyLocked(next);
                 resizeLocked(old.capacity(), next.capacity(), toStart, stopped);
-                for (int room = queueCapacity - queued.get(); queue != null && !unboundedQueue && room > 0
-                        && !waiters.isEmpty(); room--) {
-                    admitWaiterToQueueLocked();
-                }
+                engine.admitWaitersLocked(); // a larger queue takes waiting callers' tasks
                 if (!java.util.Objects.equals(old.blockingTimeout(), next.blockingTimeout())) {
                     for (Waiter waiter : waiters) {
                         waiter.nudge();
@@ -1362,7 +1054,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             }
             int c = next.capacity();
             if (c >= 0 && workerCount > c) {
-                Worker s = spinner.getAndSet(null);
+                Worker s = engine.takeSpinner();
                 if (s != null) {
                     s.handOff(Worker.POLL); // it re-checks capacity and retires
                 }
@@ -1402,7 +1094,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             // ones) themselves once running: a thread that cannot be created or started then
             // leaves a caller waiting, instead of accepting its task and dropping it.
             int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
-            int wanted = waiters.size() + (state < STOP ? queuedAtMost(room) : 0);
+            int wanted = waiters.size() + (state < STOP ? engine.queuedAtMost(room) : 0);
             for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
                 Worker drainer = newWorkerLocked(null);
                 if (drainer == null) {
@@ -1478,7 +1170,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         } finally {
             lock.unlock();
         }
-        Worker s = spinner.getAndSet(null);
+        Worker s = engine.takeSpinner();
         if (s != null) {
             woken.add(s);
         }
@@ -1532,11 +1224,10 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 state = STOP;
             }
             closeWaitersLocked();
-            if (queue != null) {
-                for (Object t; (t = queue.poll()) != null; ) {
-                    uncount();
-                    never.add(original(t));
-                }
+            List<Object> queued = new ArrayList<>();
+            engine.drainTo(queued);
+            for (Object t : queued) {
+                never.add(original(t));
             }
             returned.add(never.size());
             idle.drain(woken::add);
@@ -1548,7 +1239,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         } finally {
             lock.unlock();
         }
-        Worker s = spinner.getAndSet(null);
+        Worker s = engine.takeSpinner();
         if (s != null) {
             woken.add(s);
         }
@@ -1686,7 +1377,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     /** Live workers waiting for work. */
     public int idle() {
         // Searchers are idle workers that spin instead of parking (the count is exact when quiet).
-        return Math.min(workerCount, idleCount + (spinner.get() != null ? 1 : 0) + searching.get());
+        return Math.min(workerCount, idleCount + engine.idleOutsideStructure());
     }
 
     /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
@@ -1700,38 +1391,25 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return waitingCount;
     }
 
-    /** queued(), but counting an unbounded queue only as far as {@code limit} (callers hold the lock). */
-    private int queuedAtMost(int limit) {
-        return unboundedQueue && enqueued == null ? queue.sizeAtMost(limit) : Math.min(limit, queued());
-    }
-
     /**
      * Tasks accepted into the queue and not yet taken by a worker. An unbounded queue keeps no
-     * count on the submitting path (a shared counter there cost a third of the throughput), so
+     * count on the submitting path (a shared counter there costs a third of the throughput), so
      * for one this counts the queue, in time proportional to its length, like
      * {@link java.util.concurrent.ConcurrentLinkedQueue#size()}: it is meant for monitoring, not
      * for a per-task decision.
      */
+    @Override
     public int queued() {
-        if (queue == null) {
-            return 0;
+        return engine.queued();
+    }
+
+    /** Tasks live workers took from an unbounded queue; under lock. */
+    long polledByWorkersLocked() {
+        long n = 0;
+        for (Worker w : workers) {
+            n += w.polled();
         }
-        if (!unboundedQueue) {
-            return Math.max(0, queued.get());
-        }
-        if (enqueued == null) {
-            return queue.size();
-        }
-        lock.lock();
-        try {
-            long n = enqueued.sum() - retiredPolled;
-            for (Worker w : workers) {
-                n -= w.polled();
-            }
-            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
-        } finally {
-            lock.unlock();
-        }
+        return n;
     }
 
     /** Returns a snapshot of the pool's levels and totals. */
@@ -1750,7 +1428,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             completed = retiredCompleted;
             failed = retiredFailed;
             cancelled = retiredCancelled + returned.sum();
-            polled = retiredPolled;
+            polled = engine.retiredPolledLocked();
             for (Worker w : workers) {
                 completed += w.completed();
                 failed += w.failed();
@@ -1770,10 +1448,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         // meanwhile can be missed but never counted twice, so the total only errs low; keeping the
         // highest total seen makes it never go down, and it is exact whenever the pool is quiet.
         int queuedNow = queued();
-        long submittedTotal = submittedNow;
-        if (unboundedQueue) {
-            submittedTotal = submittedHigh.accumulateAndGet(submittedNow + polled + queuedNow, Math::max);
-        }
+        long submittedTotal = engine.submittedTotal(submittedNow, polled, queuedNow);
         return new PoolStats(name, cap, running, idleNow, waiting, queuedNow,
                 submittedTotal, completed, failed, rejected.sum(), cancelled, queueTimeouts.sum(), runTimeouts.sum());
     }
@@ -1804,18 +1479,12 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             if (!waiters.isEmpty() || waitingCount != 0) {
                 problems.add("waiters left: " + waiters.size() + " (waitingCount " + waitingCount + ")");
             }
-            if (searching.get() != 0) {
-                problems.add("searching " + searching.get() + " != 0");
-            }
-            if (queue != null && !unboundedQueue && queued.get() != queue.size()) {
-                problems.add("queued counter " + queued.get() + " != tasks in the queue " + queue.size());
-            }
+            engine.quietProblems(problems);
             if (workerCount < 0 || workerCount > workers.size()) {
                 problems.add("workerCount " + workerCount + " outside [0, live threads " + workers.size() + "]");
             }
-            if (state == TERMINATED && (workerCount != 0 || idle.size() != 0 || spinner.get() != null)) {
-                problems.add("terminated with workerCount " + workerCount + ", idle " + idle.size() + ", spinner "
-                        + spinner.get());
+            if (state == TERMINATED && (workerCount != 0 || idle.size() != 0)) {
+                problems.add("terminated with workerCount " + workerCount + ", idle " + idle.size());
             }
         } finally {
             lock.unlock();

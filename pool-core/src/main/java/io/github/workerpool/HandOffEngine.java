@@ -1,0 +1,208 @@
+package io.github.workerpool;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The hand-off engine (queueCapacity 0): each task goes straight to a worker, as in ants.
+ */
+final class HandOffEngine extends Engine {
+
+    /*
+     * Where a task goes (dispatch), in this order:
+     *   1. the spinner: the one worker that just finished and spins (on its CPU, no yield) for
+     *      the pool's spinnerNanos (Go's scheduler keeps a "spinning M" for the same reason).
+     *      Claimed with one atomic swap; no lock, no unpark. This is the hot path. Spin-waits
+     *      never yield: on a 2-core machine shared with other work, a yielding thread can stay
+     *      off its CPU for a whole time slice (ms), holding back the very hand-off it waits for,
+     *      while a parked thread is woken with priority. After the spin the worker parks idle.
+     *   2. if some worker is busy, the caller first spins up to HANDOFF_SPIN_NANOS for it to
+     *      become the spinner (also when every worker is busy, before the pool's full path): for
+     *      tiny tasks that takes well under a microsecond, where an unpark and wake-up costs
+     *      about 30 us and a Waiter takes the lock on both sides.
+     *   3. an idle worker popped from the pool's idle structure, under the lock; unparked.
+     *   4. a new worker, if workerCount < capacity (under the lock).
+     * Otherwise the pool's full path (WorkerPool.awaitWorker) makes the caller wait or rejects.
+     *
+     * Races that must not lose a task:
+     *   - A caller registers as a Waiter while a worker becomes the spinner: the caller
+     *     re-checks the spinner after registering (takeSpinner in awaitWorker), the worker
+     *     re-checks waitingCount after publishing itself (awaitWork). All volatile, so one of
+     *     them sees the other (Dekker).
+     *   - shutdown, purge and a shrinking tune write first and then take the spinner; the
+     *     spinner re-checks state and capacity after publishing, so it sees them or is taken.
+     *   - A task handed to a worker's slot always runs, even if shutdownNow() comes in between
+     *     (with the interrupt flag set), because the producer already returned normally.
+     */
+
+    /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
+    static final long HANDOFF_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
+
+    private final AtomicReference<Worker> spinner = new AtomicReference<>();
+
+    HandOffEngine(WorkerPool pool) {
+        super(pool);
+    }
+
+    @Override
+    boolean dispatch(Object work, boolean mayAwaitSpinner) {
+        WorkerPool p = pool;
+        Worker w;
+        if (spinner.get() != null && (w = spinner.getAndSet(null)) != null) {
+            w.handOff(work);
+            return true;
+        }
+        int c = p.capacityNow();
+        if (mayAwaitSpinner && p.spinNanos > 0 && (p.idleCount > 0 || (c >= 0 && p.workerCount >= c))
+                && busyWorkers() > 0 && (w = awaitSpinner()) != null) {
+            w.handOff(work);
+            return true;
+        }
+        if (p.idleCount > 0 && (w = p.popIdle()) != null) {
+            w.handOff(work);
+            return true;
+        }
+        return (c < 0 || p.workerCount < c) && p.addWorker(work);
+    }
+
+    /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
+    private Worker awaitSpinner() {
+        long deadline = 0L;
+        for (int i = 1; ; i++) {
+            if (spinner.get() != null) {
+                Worker w = spinner.getAndSet(null);
+                if (w != null) {
+                    return w;
+                }
+            }
+            if ((i & 15) == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0L) {
+                    deadline = now + HANDOFF_SPIN_NANOS;
+                } else if (now - deadline >= 0) {
+                    return null;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Workers that are neither idle nor the spinner, i.e. running a task. */
+    private int busyWorkers() {
+        return pool.workerCount - pool.idleCount - (spinner.get() != null ? 1 : 0);
+    }
+
+    @Override
+    Object awaitWork(Worker w) {
+        WorkerPool p = pool;
+        if (p.spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
+            // Re-checks after publishing (Dekker with callers, shutdown and a shrinking tune,
+            // which each write first and then look at the spinner).
+            if (p.needsALook() && spinner.compareAndSet(w, null)) {
+                return Worker.POLL;
+            }
+            Object o = w.spinForSlot(p.spinnerNanos);
+            if (o != null) {
+                return o;
+            }
+            if (!spinner.compareAndSet(w, null)) {
+                return w.awaitSlot(); // claimed just now: the hand-off is on its way
+            }
+        }
+        return p.parkIdle(w);
+    }
+
+    @Override
+    Worker takeSpinner() {
+        return spinner.get() != null ? spinner.getAndSet(null) : null;
+    }
+
+    @Override
+    int idleOutsideStructure() {
+        return spinner.get() != null ? 1 : 0;
+    }
+
+    @Override
+    boolean hasRoom() {
+        return false;
+    }
+
+    @Override
+    boolean offer(Object task) {
+        return false;
+    }
+
+    @Override
+    Object poll(Worker w) {
+        return null;
+    }
+
+    @Override
+    boolean isEmpty() {
+        return true;
+    }
+
+    @Override
+    int queued() {
+        return 0;
+    }
+
+    @Override
+    int queuedAtMost(int limit) {
+        return 0;
+    }
+
+    @Override
+    int drainTo(List<Object> out) {
+        return 0;
+    }
+
+    @Override
+    int callerStripe() {
+        return 0;
+    }
+
+    @Override
+    void admitWaitersLocked() {
+    }
+
+    @Override
+    void workerAdded(Worker w) {
+    }
+
+    @Override
+    void workerRemoved(Worker w) {
+    }
+
+    @Override
+    void workerStopping(Worker w) {
+    }
+
+    @Override
+    long retiredPolledLocked() {
+        return 0;
+    }
+
+    @Override
+    long submittedTotal(long submittedCounter, long polled, int queuedNow) {
+        return submittedCounter;
+    }
+
+    @Override
+    boolean countsOnSubmit() {
+        return true;
+    }
+
+    @Override
+    String fullNote() {
+        return "";
+    }
+
+    @Override
+    void quietProblems(List<String> problems) {
+        if (pool.state == WorkerPool.TERMINATED && spinner.get() != null) {
+            problems.add("terminated with a spinner " + spinner.get());
+        }
+    }
+}

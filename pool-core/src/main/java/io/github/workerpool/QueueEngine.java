@@ -1,0 +1,412 @@
+package io.github.workerpool;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The queue engine (queueCapacity > 0): tasks go to a {@link TaskQueue} that workers poll, with
+ * Go's scheduler as the model (spinning Ms, wakep).
+ */
+final class QueueEngine extends Engine {
+
+    /*
+     * Where a task goes (dispatch):
+     *   1. a new worker, if none is idle or searching and workerCount < capacity (under the lock);
+     *   2. the queue (unbounded, or while `queued` < queueCapacity). Workers poll it without a
+     *      lock, so the per-task cost is one offer and one poll. It is striped (TaskQueue: a
+     *      stripe per submitting thread, a home stripe per worker), so two producers do not
+     *      contend on one tail. No worker is handed the task:
+     *      - A worker that finds the queue empty becomes a *searcher* if fewer than
+     *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for the pool's
+     *        spinnerNanos, then parks on the idle structure. `searching` counts searchers and
+     *        workers woken to search that are not yet running.
+     *      - A producer wakes a worker only if `searching` is 0 (and a worker is idle, or the
+     *        pool is below capacity): the CAS 0 -> 1 in wakeSearcher makes it one wake at a
+     *        time, and while the woken worker gets its CPU (~30 us) nobody wakes another.
+     *      - A searcher that takes a task stops searching; if it was the last one and tasks
+     *        remain, it wakes the next (so a backlog of long tasks brings workers up one after
+     *        another, as LinkedBlockingQueue's take() signals the next taker).
+     * Otherwise (a bounded queue is full) the pool's full path makes the caller wait or rejects;
+     * a worker that takes a task from a full queue moves the first waiting caller's task in.
+     *
+     * Counting: a bounded queue counts its tasks in `queued` (admission needs the number). An
+     * unbounded queue keeps no counter on the producer's side: a task in it is counted by being
+     * there (queued() walks the queue), and once polled by the worker's own `polled` field; the
+     * pool's `submitted` counts only what did not enter the queue (or left it without a worker:
+     * uncount). A counter that both sides update per task moves a cache line across cores twice
+     * per task. MultiPool's least-tasks balancing reads queued() per task, so its pools count
+     * `enqueued` (Settings.countQueued). stats() reads polled and submitted before it walks the
+     * queue, so a task moving meanwhile can be missed, never counted twice; the total keeps its
+     * highest value (submittedHigh), so it never goes down and is exact when the pool is quiet.
+     *
+     * Races that must not lose a task:
+     *   - A task is queued just as the last worker goes idle. The producer offers, then reads
+     *     searching/idleCount/workerCount; the worker gives up its searching count, pushes itself
+     *     on the idle structure, then reads the queue (WorkerPool.parkIdle). All volatile, so one
+     *     of them sees the other (Dekker): the worker withdraws and polls, or the producer wakes
+     *     it. Both sides look at the same thing, the queue itself.
+     *   - shutdown()/shutdownNow() racing an offer: the producer re-reads the state after its
+     *     offer and takes its task back out (rejecting it) if it can; if it cannot, a worker took
+     *     it and runs it.
+     *   - A worker leaves while tasks are queued and nobody else would poll: the pool starts a
+     *     replacement (WorkerPool.workerExited, as ThreadPoolExecutor's processWorkerExit).
+     */
+
+    private final TaskQueue queue;
+    private final boolean unbounded;
+    private final AtomicInteger queued = new AtomicInteger();        // bounded: tasks in the queue
+    private final LongAdder enqueued;                                // unbounded, if counted: tasks ever put in
+    private long retiredPolled;                                      // unbounded; guarded by the pool's lock
+    private final AtomicLong submittedHigh = new AtomicLong();               // unbounded: highest stats() total
+    private final AtomicInteger searching = new AtomicInteger();
+    private final int maxSearching;
+
+    QueueEngine(WorkerPool pool, int capacity, boolean unbounded, boolean countQueued) {
+        super(pool);
+        this.queue = new TaskQueue(capacity);
+        this.unbounded = unbounded;
+        this.enqueued = unbounded && countQueued ? new LongAdder() : null;
+        this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
+    }
+
+    @Override
+    boolean dispatch(Object work, boolean mayAwaitSpinner) {
+        WorkerPool p = pool;
+        int c = p.capacityNow();
+        // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
+        if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
+            if (unbounded) {
+                p.submitted.increment(); // it goes to a new worker, not into the queue
+            }
+            if (p.addWorker(work)) {
+                return true;
+            }
+            if (unbounded) {
+                p.submitted.add(-1);
+            }
+        }
+        return offer(work);
+    }
+
+    @Override
+    boolean hasRoom() {
+        return unbounded || queued.get() < pool.queueCapacity;
+    }
+
+    @Override
+    boolean offer(Object task) {
+        WorkerPool p = pool;
+        if (!unbounded) {
+            for (int q; ; ) {
+                q = queued.get();
+                if (q >= p.queueCapacity) {
+                    return false;
+                }
+                if (queued.compareAndSet(q, q + 1)) {
+                    break;
+                }
+            }
+        }
+        queue.offer(task);
+        if (enqueued != null) {
+            enqueued.increment();
+        }
+        if (p.state != WorkerPool.RUNNING) {
+            if (queue.remove(task)) {
+                uncount();
+                p.tryTerminateUnlocked();
+                throw p.rejectClosed();
+            }
+            return true; // a worker took it and runs it
+        }
+        // Wake a worker only if none is searching (spinning on the queue, or already woken to): a
+        // searcher takes the task, or wakes the next one itself. Below capacity (a purge or expiry
+        // retired workers after this caller found the pool full) a new worker is started instead.
+        if (searching.get() == 0) {
+            wakeSearcher();
+        }
+        return true;
+    }
+
+    /**
+     * Wakes an idle worker as a searcher (or starts one, below capacity) unless some worker is
+     * searching already or there is neither; the woken worker counts as searching from now on,
+     * so while it wakes up (~30 us) nobody wakes another (Go's wakep()).
+     */
+    private void wakeSearcher() {
+        WorkerPool p = pool;
+        int c = p.capacityNow();
+        if (!(p.idleCount > 0 || c < 0 || p.workerCount < c) || !searching.compareAndSet(0, 1)) {
+            return; // nobody idle and no room for a new worker: the busy ones poll when done
+        }
+        Worker w;
+        Worker fresh = null;
+        p.lock.lock();
+        try {
+            w = p.idle.pop();
+            if (w != null) {
+                p.idleCount = p.idle.size();
+            } else {
+                c = p.capacityNow(); // again, under the lock
+                if (p.state < WorkerPool.STOP && (c < 0 || p.workerCount < c) && !queue.isEmpty()) {
+                    fresh = p.newWorkerLocked(null);
+                }
+            }
+        } finally {
+            p.lock.unlock();
+        }
+        if (w != null) {
+            w.searching = true;
+            w.handOff(Worker.POLL);
+        } else if (fresh != null) {
+            fresh.searching = true;
+            if (!p.start(fresh)) {
+                searching.decrementAndGet(); // it never ran, so it cannot give its count back
+            }
+        } else {
+            // Nobody to wake: every worker is busy (each polls when done) or searching; a worker
+            // going idle re-checks the queue after giving up its count.
+            searching.decrementAndGet();
+        }
+    }
+
+    /**
+     * Accounts for a task that left the queue without being polled by a worker (shutdownNow, or
+     * taken back by its producer); under the lock or not. An unbounded queue's task was counted
+     * as submitted only by being in the queue, so it is counted now.
+     */
+    private void uncount() {
+        if (unbounded) {
+            pool.submitted.increment();
+            if (enqueued != null) {
+                enqueued.decrement();
+            }
+        } else {
+            queued.decrementAndGet();
+        }
+    }
+
+    /**
+     * Gives up the worker's searching count. The last searcher to leave, with work still queued,
+     * wakes an idle worker or, below capacity, starts one: producers started none while it
+     * searched, and a queued task may be the one this worker's task waits for.
+     */
+    private void stopSearching(Worker w) {
+        if (w.searching) {
+            w.searching = false;
+            if (searching.decrementAndGet() == 0 && !queue.isEmpty()) {
+                wakeSearcher();
+            }
+        }
+    }
+
+    @Override
+    Object poll(Worker w) {
+        Object t = queue.poll(w);
+        if (t == null) {
+            return null;
+        }
+        if (unbounded) {
+            w.addPolled();
+        } else {
+            queued.decrementAndGet();
+        }
+        if (pool.waiting() > 0) {
+            pool.lock.lock();
+            try {
+                admitWaiterLocked();
+            } finally {
+                pool.lock.unlock();
+            }
+        }
+        stopSearching(w);
+        return t;
+    }
+
+    /** A queue slot is free: move the first waiting caller's task into the queue; under the lock. */
+    private boolean admitWaiterLocked() {
+        if (queued.get() >= pool.queueCapacity) {
+            return false;
+        }
+        return pool.acceptFirstWaiterLocked(this::queueFor);
+    }
+
+    /** Queues a waiting caller's task on its own stripe (so its tasks stay in order); under the lock. */
+    private void queueFor(Object task, int stripe) {
+        queued.incrementAndGet(); // waiters exist only for a bounded queue
+        queue.offer(task, stripe);
+    }
+
+    @Override
+    void admitWaitersLocked() {
+        if (!unbounded) {
+            while (admitWaiterLocked()) {
+                // one waiting caller per free slot
+            }
+        }
+    }
+
+    @Override
+    Object awaitWork(Worker w) {
+        WorkerPool p = pool;
+        if (!w.searching && p.spinnerNanos > 0) {
+            for (int s; (s = searching.get()) < maxSearching; ) {
+                if (searching.compareAndSet(s, s + 1)) {
+                    w.searching = true;
+                    break;
+                }
+            }
+        }
+        if (w.searching) {
+            if (p.spinnerNanos > 0 && spinForQueue()) {
+                return Worker.POLL; // still searching: poll gives the count up once it has a task
+            }
+            // Give the count up before publishing as idle; parkIdle re-checks the queue after: a
+            // producer that offers meanwhile sees either no searcher and an idle worker (and
+            // wakes it), or is seen there (Dekker, as in the notes).
+            w.searching = false;
+            searching.decrementAndGet();
+        }
+        return p.parkIdle(w);
+    }
+
+    /**
+     * Spins up to the pool's spinnerNanos until the queue has work or the pool needs a look (shut
+     * down, capacity lowered, a caller waiting); false if nothing came. Never yields.
+     */
+    private boolean spinForQueue() {
+        long deadline = 0L;
+        long limit = pool.spinnerNanos;
+        for (int i = 1; ; i++) {
+            // Look at the queue only every few rounds: each look pulls the producer's cache line
+            // over here, which slows every offer.
+            if ((i & 7) == 0) {
+                if (!queue.isEmpty() || pool.needsALook()) {
+                    return true;
+                }
+                if ((i & 63) == 0) {
+                    long now = System.nanoTime();
+                    if (deadline == 0L) {
+                        deadline = now + limit;
+                    } else if (now - deadline >= 0) {
+                        return false;
+                    }
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    /**
+     * Tasks in the queue. An unbounded queue keeps no count on the submitting path, so for one
+     * this walks the queue (time proportional to its length) unless the pool counts enqueued tasks.
+     */
+    @Override
+    int queued() {
+        if (!unbounded) {
+            return Math.max(0, queued.get());
+        }
+        if (enqueued == null) {
+            return queue.size();
+        }
+        WorkerPool p = pool;
+        p.lock.lock();
+        try {
+            long n = enqueued.sum() - retiredPolled - p.polledByWorkersLocked();
+            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
+        } finally {
+            p.lock.unlock();
+        }
+    }
+
+    @Override
+    int queuedAtMost(int limit) {
+        return unbounded && enqueued == null ? queue.sizeAtMost(limit) : Math.min(limit, queued());
+    }
+
+    @Override
+    int drainTo(List<Object> out) {
+        int n = 0;
+        for (Object t; (t = queue.poll()) != null; n++) {
+            uncount();
+            out.add(t);
+        }
+        return n;
+    }
+
+    @Override
+    int idleOutsideStructure() {
+        return searching.get(); // searchers are idle workers that spin instead of parking
+    }
+
+    @Override
+    Worker takeSpinner() {
+        return null;
+    }
+
+    @Override
+    int callerStripe() {
+        return queue.stripeOfThisThread();
+    }
+
+    @Override
+    void workerAdded(Worker w) {
+        queue.adoptHome(w);
+    }
+
+    @Override
+    void workerRemoved(Worker w) {
+        queue.leaveHome(w);
+        retiredPolled += w.polled();
+    }
+
+    @Override
+    void workerStopping(Worker w) {
+        stopSearching(w);
+    }
+
+    @Override
+    long retiredPolledLocked() {
+        return retiredPolled;
+    }
+
+    @Override
+    long submittedTotal(long submittedCounter, long polled, int queuedNow) {
+        if (!unbounded) {
+            return submittedCounter;
+        }
+        return submittedHigh.accumulateAndGet(submittedCounter + polled + queuedNow, Math::max);
+    }
+
+    @Override
+    boolean countsOnSubmit() {
+        return !unbounded;
+    }
+
+    @Override
+    String fullNote() {
+        return " and the queue is full (" + pool.queueCapacity + " tasks)";
+    }
+
+    @Override
+    void quietProblems(List<String> problems) {
+        if (searching.get() != 0) {
+            problems.add("searching " + searching.get() + " != 0");
+        }
+        if (!unbounded && queued.get() != queue.size()) {
+            problems.add("queued counter " + queued.get() + " != tasks in the queue " + queue.size());
+        }
+    }
+
+    /** The queue, for tests. */
+    TaskQueue queue() {
+        return queue;
+    }
+}
