@@ -85,8 +85,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         WorkerPool[] pools = new WorkerPool[size];
         try {
             for (int i = 0; i < size; i++) {
-                pools[i] = new WorkerPool(settings.named(base + "-" + i, loadBalancing == LoadBalancing.LEAST_TASKS),
-                        null, null);
+                // The builder's listeners are added below, to be told of the multi-pool.
+                pools[i] = new WorkerPool(settings.named(base + "-" + i, loadBalancing == LoadBalancing.LEAST_TASKS)
+                        .withoutListeners(), null, null);
             }
         } catch (RuntimeException e) {
             for (WorkerPool p : pools) {
@@ -96,7 +97,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             throw e;
         }
-        return new MultiPool(base, pools, loadBalancing);
+        MultiPool multi = new MultiPool(base, pools, loadBalancing);
+        for (PoolListener l : settings.listeners()) {
+            multi.addListener(l);
+        }
+        return multi;
     }
 
     // ---------------------------------------------------------------- submission
@@ -122,8 +127,10 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         }
         if (isClosed()) {
             closedRejections.increment();
-            throw new PoolClosedException(name, "multi-pool '" + name + "' is shut down (release/shutdown was called)"
-                    + " and accepts no tasks; call reboot() to reopen it");
+            PoolClosedException closed = new PoolClosedException(name, "multi-pool '" + name
+                    + "' is shut down (release/shutdown was called) and accepts no tasks; call reboot() to reopen it");
+            pools[0].tellRejected(closed); // every sub-pool has the multi-pool's listeners
+            throw closed;
         }
         // Every pool is full: give the task the chosen pool's full-pool treatment (wait or reject).
         WorkerPool chosen = pools[first];

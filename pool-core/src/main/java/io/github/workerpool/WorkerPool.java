@@ -1,7 +1,6 @@
 package io.github.workerpool;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,7 +15,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -59,7 +57,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>This class is thread-safe.
  */
-public class WorkerPool extends AbstractExecutorService implements Pool {
+public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /*
      * Implementation notes.
@@ -128,9 +126,6 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
 
     private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
 
-    private static final int WAITING = 0;
-    private static final int ACCEPTED = 1;
-    private static final int CLOSED = 2;
 
     /** Submit time of a task submitted while nobody needed it. */
     static final long NO_TIME = Long.MIN_VALUE;
@@ -170,8 +165,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     private final Condition termination = lock.newCondition();
     final IdleWorkers idle;                                          // guarded by lock
     volatile int idleCount;                                          // idle.size(), written under lock
-    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();   // guarded by lock
-    private volatile int waitingCount;                               // waiters.size(), written under lock
+    final Waiters waiters = new Waiters();                           // guarded by lock, but count()
     volatile int workerCount;                                        // written under lock
     private final HashSet<Worker> workers = new HashSet<>();         // guarded by lock
     private int generation;                                          // guarded by lock
@@ -420,7 +414,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         long arrival = System.nanoTime();
         boolean factoryFailed = false;
         for (;;) {
-            Waiter waiter = null;
+            Waiters.Waiter waiter = null;
             Worker w;
             boolean toQueue = false;
             lock.lock();
@@ -459,17 +453,16 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                     } else if (nonblocking) {
                         throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
                                 + queueNote() + "; it is nonblocking, so it rejects instead of waiting");
-                    } else if (maxBlockingTasks > 0 && waiters.size() >= maxBlockingTasks) {
+                    } else if (maxBlockingTasks > 0 && waiters.count() >= maxBlockingTasks) {
                         throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
-                                + queueNote() + " and " + waiters.size() + " callers already wait (maxBlockingTasks="
+                                + queueNote() + " and " + waiters.count() + " callers already wait (maxBlockingTasks="
                                 + maxBlockingTasks + ")");
                     } else if (blockingTimeoutNanos == 0) {
                         throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
                                 + queueNote() + " and blockingTimeout is 0");
                     } else {
-                        waiter = new Waiter(task, Thread.currentThread(), arrival);
-                        waiters.addLast(waiter);
-                        waitingCount = waiters.size();
+                        waiter = new Waiters.Waiter(this, task, arrival, engine.callerStripe());
+                        waiters.add(waiter);
                     }
                 }
             } finally {
@@ -492,7 +485,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 boolean mine;
                 lock.lock();
                 try {
-                    mine = removeWaiter(waiter);
+                    mine = waiters.remove(waiter);
                 } finally {
                     lock.unlock();
                 }
@@ -516,21 +509,21 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return engine.fullNote();
     }
 
-    private boolean removeWaiter(Waiter waiter) {
-        if (waiters.remove(waiter)) {
-            waitingCount = waiters.size();
-            return true;
-        }
-        return false;
-    }
-
-    private PoolOverloadException rejectOverload(String message) {
+    PoolOverloadException rejectOverload(String message) {
         return rejected(new PoolOverloadException(name, message));
     }
 
     PoolClosedException rejectClosed() {
         return rejected(new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
                 + " and accepts no tasks; call reboot() to reopen it"));
+    }
+
+    /** Tells the listeners of a rejection counted elsewhere (a closed MultiPool's). */
+    void tellRejected(RejectedExecutionException rejection) {
+        Listeners ls = listeners;
+        if (ls != null) {
+            ls.rejected(rejection);
+        }
     }
 
     /** Counts a rejection and tells the listeners; returns the exception for the caller to throw. */
@@ -543,94 +536,9 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
         return rejection;
     }
 
-    /**
-     * A caller waiting in execute for a free worker. Its deadline is its arrival plus the pool's
-     * blockingTimeout, read afresh on every wake-up, so a reconfigured timeout applies to callers
-     * already waiting (reconfigure wakes them).
-     */
-    private final class Waiter {
-        final Object task;
-        final Thread thread;
-        final long arrival;
-        final int stripe; // queue mode: the caller's stripe, where a worker queues the task for it
-        volatile int status = WAITING;
-        volatile boolean parked;
-
-        Waiter(Object task, Thread thread, long arrival) {
-            this.task = task;
-            this.thread = thread;
-            this.arrival = arrival;
-            this.stripe = engine.callerStripe();
-        }
-
-        /** Sets the outcome; called under the pool's lock after removing this waiter. */
-        void complete(int outcome) {
-            status = outcome;
-            if (parked) {
-                LockSupport.unpark(thread);
-            }
-        }
-
-        /** Wakes the caller to look at its deadline again; under the pool's lock. */
-        void nudge() {
-            if (parked) {
-                LockSupport.unpark(thread);
-            }
-        }
-
-        void await(long spin) {
-            long spinEnd = System.nanoTime() + spin;
-            boolean interrupted = false;
-            long timeout = -1;
-            while (status == WAITING) {
-                long now = System.nanoTime();
-                if (now - spinEnd < 0) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                timeout = blockingTimeoutNanos;
-                long deadline = arrival + timeout;
-                if (timeout >= 0 && now - deadline >= 0) {
-                    break;
-                }
-                parked = true;
-                if (status == WAITING) {
-                    if (timeout >= 0) {
-                        LockSupport.parkNanos(this, deadline - now);
-                    } else {
-                        LockSupport.park(this);
-                    }
-                }
-                parked = false;
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            int outcome = status;
-            if (outcome == WAITING) {
-                lock.lock();
-                try {
-                    if (removeWaiter(this)) {
-                        if (interrupted) {
-                            Thread.currentThread().interrupt();
-                            throw rejectOverload("pool '" + name + "': interrupted while waiting for a free worker");
-                        }
-                        throw rejectOverload("pool '" + name + "' had no free worker within "
-                                + java.time.Duration.ofNanos(timeout) + " (blockingTimeout)");
-                    }
-                    outcome = status; // completed just now, under the lock
-                } finally {
-                    lock.unlock();
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            if (outcome == CLOSED) {
-                throw rejectClosed();
-            }
-        }
+    /** The live blockingTimeout in nanoseconds; -1 for none. */
+    long blockingTimeoutNanos() {
+        return blockingTimeoutNanos;
     }
 
     // ---------------------------------------------------------------- workers
@@ -752,7 +660,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             if (queued != null) {
                 return queued;
             }
-            if (waitingCount > 0) {
+            if (waiters.count() > 0) {
                 Object t = takeWaiterTask();
                 if (t != null) {
                     return t;
@@ -798,13 +706,8 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     private Object takeWaiterTask() {
         lock.lock();
         try {
-            Waiter waiter = waiters.pollFirst();
-            if (waiter == null) {
-                return null;
-            }
-            waitingCount = waiters.size();
-            waiter.complete(ACCEPTED);
-            return waiter.task;
+            Waiters.Waiter waiter = waiters.acceptFirst();
+            return waiter == null ? null : waiter.task;
         } finally {
             lock.unlock();
         }
@@ -815,14 +718,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      * caller go; under lock. False if nobody waits.
      */
     boolean acceptFirstWaiterLocked(Engine.TaskSink sink) {
-        Waiter waiter = waiters.pollFirst();
-        if (waiter == null) {
-            return false;
-        }
-        waitingCount = waiters.size();
-        sink.put(waiter.task, waiter.stripe);
-        waiter.complete(ACCEPTED);
-        return true;
+        return waiters.acceptFirstInto(sink);
     }
 
     /** Waits idle until handed a task; returns it, or POLL to look again. */
@@ -836,7 +732,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
      */
     boolean needsALook() {
         int c = capacity;
-        return waitingCount > 0 || state != RUNNING || (c >= 0 && workerCount > c);
+        return waiters.count() > 0 || state != RUNNING || (c >= 0 && workerCount > c);
     }
 
     /** The current capacity (-1 unbounded), for the engines. */
@@ -1036,9 +932,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
                 resizeLocked(old.capacity(), next.capacity(), toStart, stopped);
                 engine.admitWaitersLocked(); // a larger queue takes waiting callers' tasks
                 if (!java.util.Objects.equals(old.blockingTimeout(), next.blockingTimeout())) {
-                    for (Waiter waiter : waiters) {
-                        waiter.nudge();
-                    }
+                    waiters.nudgeAll();
                 }
                 if (!old.expiry().equals(next.expiry()) || old.disablePurge() != next.disablePurge()) {
                     if (purgeSchedule != null) {
@@ -1094,7 +988,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             // ones) themselves once running: a thread that cannot be created or started then
             // leaves a caller waiting, instead of accepting its task and dropping it.
             int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
-            int wanted = waiters.size() + (state < STOP ? engine.queuedAtMost(room) : 0);
+            int wanted = waiters.count() + (state < STOP ? engine.queuedAtMost(room) : 0);
             for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
                 Worker drainer = newWorkerLocked(null);
                 if (drainer == null) {
@@ -1248,10 +1142,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     }
 
     private void closeWaitersLocked() {
-        for (Waiter waiter; (waiter = waiters.pollFirst()) != null; ) {
-            waiter.complete(CLOSED);
-        }
-        waitingCount = 0;
+        waiters.closeAll();
     }
 
     /**
@@ -1388,7 +1279,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Callers blocked inside {@code execute}/{@code submit} waiting for a worker (ants {@code Waiting}). */
     public int waiting() {
-        return waitingCount;
+        return waiters.count();
     }
 
     /**
@@ -1439,7 +1330,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             cap = capacity;
             running = running();
             idleNow = idle();
-            waiting = waitingCount;
+            waiting = waiters.count();
         } finally {
             lock.unlock();
         }
@@ -1476,8 +1367,8 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             if (idleCount != idle.size()) {
                 problems.add("idleCount " + idleCount + " != idle structure size " + idle.size());
             }
-            if (!waiters.isEmpty() || waitingCount != 0) {
-                problems.add("waiters left: " + waiters.size() + " (waitingCount " + waitingCount + ")");
+            if (!waiters.isEmpty() || waiters.count() != 0) {
+                problems.add("waiters left: " + waiters.count());
             }
             engine.quietProblems(problems);
             if (workerCount < 0 || workerCount > workers.size()) {
@@ -1525,7 +1416,7 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
             default -> "TERMINATED";
         };
         return "WorkerPool[" + name + ", " + s + ", capacity=" + capacity + ", running=" + running()
-                + ", idle=" + idle() + ", waiting=" + waitingCount + ", queued=" + queued() + "]";
+                 + ", idle=" + idle() + ", waiting=" + waiters.count() + ", queued=" + queued() + "]";
     }
 
     /** The work item a caller gave: without the submit time and the task decorator's wrapper. */
@@ -1589,6 +1480,12 @@ public class WorkerPool extends AbstractExecutorService implements Pool {
     record Settings(PoolConfig config, ThreadFactory threadFactory, Consumer<Throwable> panicHandler,
             UnaryOperator<Runnable> taskDecorator, List<PoolListener> listeners, long spinNanos,
             LongSupplier clock, boolean countQueued) {
+
+        /** The same settings without listeners. */
+        Settings withoutListeners() {
+            return new Settings(config, threadFactory, panicHandler, taskDecorator, List.of(), spinNanos, clock,
+                    countQueued);
+        }
 
         /** The same settings for a pool of another name (MultiPool's sub-pools). */
         Settings named(String name, boolean countQueued) {

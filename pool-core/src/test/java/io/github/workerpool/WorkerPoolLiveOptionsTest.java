@@ -389,6 +389,24 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
         }
     }
 
+    @Test
+    void aMultiPoolBuildersListener_isToldOfTheMultiPool_includingRejectionsOfTheClosedMultiPool() throws Exception {
+        Recorder recorder = new Recorder();
+        MultiPool mp = MultiPool.of(2, WorkerPool.builder().name("mpl").capacity(1).listener(recorder),
+                MultiPool.LoadBalancing.ROUND_ROBIN);
+        try {
+            mp.submit(() -> { }).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            awaitUntil("ended", () -> recorder.ended.size() == 1);
+            assertThat(recorder.pools).containsExactly(mp);
+            mp.release();
+            assertThatThrownBy(() -> mp.execute(() -> { })).isInstanceOf(PoolClosedException.class);
+            assertThat(recorder.rejected).singleElement()
+                    .satisfies(r -> assertThat(r).isInstanceOf(PoolClosedException.class));
+        } finally {
+            mp.close();
+        }
+    }
+
     // ---------------------------------------------------------------- a failing thread factory
 
     /** Makes threads until told to fail, then returns null. */

@@ -3,10 +3,13 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
@@ -44,6 +47,8 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
     private final WorkerPool pool;
 
     private final Duration awaitTerminationPeriod;
+
+    private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
 
     private SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
         this.pool = pool;
@@ -224,14 +229,21 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
         return this.pool.purge();
     }
 
+    /** Adds a listener; it is told of this bean, not of the {@link WorkerPool} inside it. */
     @Override
     public void addListener(PoolListener listener) {
-        this.pool.addListener(listener);
+        PoolListener forwarding = new Forwarding(listener, this);
+        if (this.listeners.putIfAbsent(listener, forwarding) == null) {
+            this.pool.addListener(forwarding);
+        }
     }
 
     @Override
     public void removeListener(PoolListener listener) {
-        this.pool.removeListener(listener);
+        PoolListener forwarding = this.listeners.remove(listener);
+        if (forwarding != null) {
+            this.pool.removeListener(forwarding);
+        }
     }
 
     @Override
@@ -277,6 +289,36 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
     @Override
     public String toString() {
         return this.pool.toString();
+    }
+
+    /** A listener told of the bean instead of the pool inside it. */
+    private record Forwarding(PoolListener listener, Pool bean) implements PoolListener {
+
+        @Override
+        public void taskStarted(Pool pool, long queuedNanos) {
+            this.listener.taskStarted(this.bean, queuedNanos);
+        }
+
+        @Override
+        public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+            this.listener.taskEnded(this.bean, runNanos, failure);
+        }
+
+        @Override
+        public void taskRejected(Pool pool, RejectedExecutionException rejection) {
+            this.listener.taskRejected(this.bean, rejection);
+        }
+
+        @Override
+        public void queueTimedOut(Pool pool, long queuedNanos) {
+            this.listener.queueTimedOut(this.bean, queuedNanos);
+        }
+
+        @Override
+        public void runTimedOut(Pool pool, long runNanos) {
+            this.listener.runTimedOut(this.bean, runNanos);
+        }
+
     }
 
 }

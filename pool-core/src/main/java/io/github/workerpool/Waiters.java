@@ -1,0 +1,189 @@
+package io.github.workerpool;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The callers waiting in a full {@link WorkerPool} for a worker, first come first served (ants'
+ * blocking submit, bounded by {@code maxBlockingTasks} and {@code blockingTimeout}).
+ */
+final class Waiters {
+
+    /*
+     * The deque is guarded by the pool's lock; `count` mirrors its size for lock-free reads
+     * (waiting(), and workers deciding whether to look for a waiter before going idle).
+     *
+     * A Waiter's outcome is decided once, under the pool's lock, by whoever removes it from the
+     * deque: a worker (ACCEPTED: the worker runs the task, or the queue engine queued it), a
+     * shutdown (CLOSED), or the caller itself (it gave up: timeout or interrupt, and is
+     * rejected). A caller that finds itself already removed takes the outcome it was given, so
+     * a task is never both run and rejected.
+     *
+     * The caller spins for the pool's spinnerNanos, then parks; a worker unparks it only if it
+     * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). Its deadline
+     * is its arrival plus the pool's live blockingTimeout, read afresh on every wake-up, so a
+     * reconfigured timeout applies to callers already waiting (reconfigure nudges them).
+     */
+
+    static final int WAITING = 0;
+    static final int ACCEPTED = 1;
+    static final int CLOSED = 2;
+
+    private final ArrayDeque<Waiter> deque = new ArrayDeque<>();
+    private volatile int count;
+
+    /** Callers waiting now; exact under the lock, a recent value without it. */
+    int count() {
+        return count;
+    }
+
+    /** Under the pool's lock. */
+    boolean isEmpty() {
+        return deque.isEmpty();
+    }
+
+    /** Under the pool's lock. */
+    void add(Waiter waiter) {
+        deque.addLast(waiter);
+        count = deque.size();
+    }
+
+    /** Removes the waiter if still there; under the pool's lock. */
+    boolean remove(Waiter waiter) {
+        if (deque.remove(waiter)) {
+            count = deque.size();
+            return true;
+        }
+        return false;
+    }
+
+    /** Removes the first waiter, lets it go as ACCEPTED and returns it; null if none. Under the pool's lock. */
+    Waiter acceptFirst() {
+        Waiter waiter = deque.pollFirst();
+        if (waiter == null) {
+            return null;
+        }
+        count = deque.size();
+        waiter.complete(ACCEPTED);
+        return waiter;
+    }
+
+    /**
+     * Removes the first waiter, puts its task into {@code sink} (the queue engine's queue, on the
+     * caller's stripe) and lets it go as ACCEPTED; false if none. Under the pool's lock.
+     */
+    boolean acceptFirstInto(Engine.TaskSink sink) {
+        Waiter waiter = deque.pollFirst();
+        if (waiter == null) {
+            return false;
+        }
+        count = deque.size();
+        sink.put(waiter.task, waiter.stripe);
+        waiter.complete(ACCEPTED);
+        return true;
+    }
+
+    /** Lets every waiter go as CLOSED (they are rejected); under the pool's lock. */
+    void closeAll() {
+        for (Waiter waiter; (waiter = deque.pollFirst()) != null; ) {
+            waiter.complete(CLOSED);
+        }
+        count = 0;
+    }
+
+    /** Wakes every waiter to look at its deadline again; under the pool's lock. */
+    void nudgeAll() {
+        for (Waiter waiter : deque) {
+            if (waiter.parked) {
+                LockSupport.unpark(waiter.thread);
+            }
+        }
+    }
+
+    /** A caller waiting in execute for a free worker. */
+    static final class Waiter {
+        final WorkerPool pool;
+        final Object task;
+        final Thread thread;
+        final long arrival;
+        final int stripe; // queue engine: the caller's stripe, where a worker queues the task for it
+        volatile int status = WAITING;
+        volatile boolean parked;
+
+        Waiter(WorkerPool pool, Object task, long arrival, int stripe) {
+            this.pool = pool;
+            this.task = task;
+            this.thread = Thread.currentThread();
+            this.arrival = arrival;
+            this.stripe = stripe;
+        }
+
+        /** Sets the outcome; under the pool's lock, after removing this waiter. */
+        void complete(int outcome) {
+            status = outcome;
+            if (parked) {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        /**
+         * Waits until a worker takes the task; returns normally if one did.
+         * @throws PoolOverloadException on timeout or interrupt (the interrupt status is kept)
+         * @throws PoolClosedException if the pool was shut down meanwhile
+         */
+        void await(long spin) {
+            long spinEnd = System.nanoTime() + spin;
+            boolean interrupted = false;
+            long timeout = -1;
+            while (status == WAITING) {
+                long now = System.nanoTime();
+                if (now - spinEnd < 0) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                timeout = pool.blockingTimeoutNanos();
+                long deadline = arrival + timeout;
+                if (timeout >= 0 && now - deadline >= 0) {
+                    break;
+                }
+                parked = true;
+                if (status == WAITING) {
+                    if (timeout >= 0) {
+                        LockSupport.parkNanos(this, deadline - now);
+                    } else {
+                        LockSupport.park(this);
+                    }
+                }
+                parked = false;
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            int outcome = status;
+            if (outcome == WAITING) {
+                pool.lock.lock();
+                try {
+                    if (pool.waiters.remove(this)) {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                            throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
+                        }
+                        throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker within "
+                                + Duration.ofNanos(timeout) + " (blockingTimeout)");
+                    }
+                    outcome = status; // completed just now, under the lock
+                } finally {
+                    pool.lock.unlock();
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (outcome == CLOSED) {
+                throw pool.rejectClosed();
+            }
+        }
+    }
+}
