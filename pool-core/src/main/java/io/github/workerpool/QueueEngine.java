@@ -78,13 +78,13 @@ final class QueueEngine extends Engine {
         // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
         if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
             if (unbounded) {
-                p.submitted.increment(); // it goes to a new worker, not into the queue
+                p.counters.submitted.increment(); // it goes to a new worker, not into the queue
             }
             if (p.addWorker(work)) {
                 return true;
             }
             if (unbounded) {
-                p.submitted.add(-1);
+                p.counters.submitted.add(-1);
             }
         }
         return offer(work);
@@ -179,7 +179,7 @@ final class QueueEngine extends Engine {
      */
     private void uncount() {
         if (unbounded) {
-            pool.submitted.increment();
+            pool.counters.submitted.increment();
             if (enqueued != null) {
                 enqueued.decrement();
             }

@@ -13,7 +13,6 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -172,14 +171,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private int terminatedGeneration = -1;                           // guarded by lock
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
 
-    final LongAdder submitted = new LongAdder();                     // all but tasks that entered an unbounded queue
-    private final LongAdder rejected = new LongAdder();
-    private final LongAdder returned = new LongAdder();
-    private final LongAdder queueTimeouts = new LongAdder();
-    private final LongAdder runTimeouts = new LongAdder();
-    private long retiredCompleted;                                   // guarded by lock
-    private long retiredFailed;                                      // guarded by lock
-    private long retiredCancelled;                                   // guarded by lock
+    final Counters counters = new Counters();                        // the totals (see Counters)
 
     /**
      * A pool with the given settings (validated by {@link Builder#settings()}).
@@ -256,17 +248,17 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
         Object work = stamped(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
         if (countsOnSubmit) {
-            submitted.increment(); // else the engine counts what does not stay in its queue
+            counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }
         try {
             if (engine.dispatch(work, false)) {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
-            rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
+            counters.rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
         }
         if (countsOnSubmit) {
-            submitted.add(-1);
+            counters.submitted.add(-1);
         }
         return false;
     }
@@ -278,7 +270,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     final void submitWork(Object work) {
         int s = state;
         if (countsOnSubmit || s != RUNNING) {
-            submitted.increment(); // else the engine counts what does not stay in its queue
+            counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }
         if (s != RUNNING) {
             throw rejectClosed();
@@ -528,7 +520,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Counts a rejection and tells the listeners; returns the exception for the caller to throw. */
     private <E extends RejectedExecutionException> E rejected(E rejection) {
-        rejected.increment();
+        counters.rejected.increment();
         Listeners ls = listeners;
         if (ls != null) {
             ls.rejected(rejection);
@@ -593,7 +585,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
             long queueLimit = queueTimeoutNanos;
             if (queueLimit >= 0 && submittedAt != NO_TIME && waited > queueLimit) {
-                queueTimeouts.increment();
+                counters.queueTimeouts.increment();
                 if (ls != null) {
                     ls.queueTimedOut(waited);
                 }
@@ -621,7 +613,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         if (timed) {
             long ran = Math.max(0L, clock.getAsLong() - started);
             if (runLimit >= 0 && ran > runLimit) {
-                runTimeouts.increment();
+                counters.runTimeouts.increment();
                 if (ls != null) {
                     ls.runTimedOut(ran);
                 }
@@ -779,9 +771,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (workers.remove(w)) {
                 engine.workerRemoved(w);
             }
-            retiredCompleted += w.completed();
-            retiredFailed += w.failed();
-            retiredCancelled += w.cancelled();
+            counters.retireLocked(w);
             if (!engine.isEmpty() && state < STOP && workerCount == 0) {
                 replacement = newWorkerLocked(null);
             }
@@ -1123,7 +1113,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             for (Object t : queued) {
                 never.add(original(t));
             }
-            returned.add(never.size());
+            counters.returned.add(never.size());
             idle.drain(woken::add);
             idleCount = 0;
             for (Worker w : workers) {
@@ -1305,10 +1295,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Returns a snapshot of the pool's levels and totals. */
     public PoolStats stats() {
-        long completed;
-        long failed;
-        long cancelled;
-        long polled; // an unbounded queue's tasks count as submitted once polled
+        Counters.Finished finished;
         long submittedNow;
         int cap;
         int running;
@@ -1316,17 +1303,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         int waiting;
         lock.lock();
         try {
-            completed = retiredCompleted;
-            failed = retiredFailed;
-            cancelled = retiredCancelled + returned.sum();
-            polled = engine.retiredPolledLocked();
-            for (Worker w : workers) {
-                completed += w.completed();
-                failed += w.failed();
-                cancelled += w.cancelled();
-                polled += w.polled();
-            }
-            submittedNow = submitted.sum();
+            finished = counters.finishedLocked(workers, engine.retiredPolledLocked());
+            submittedNow = counters.submitted.sum();
             cap = capacity;
             running = running();
             idleNow = idle();
@@ -1339,9 +1317,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // meanwhile can be missed but never counted twice, so the total only errs low; keeping the
         // highest total seen makes it never go down, and it is exact whenever the pool is quiet.
         int queuedNow = queued();
-        long submittedTotal = engine.submittedTotal(submittedNow, polled, queuedNow);
-        return new PoolStats(name, cap, running, idleNow, waiting, queuedNow,
-                submittedTotal, completed, failed, rejected.sum(), cancelled, queueTimeouts.sum(), runTimeouts.sum());
+        long submittedTotal = engine.submittedTotal(submittedNow, finished.polled(), queuedNow);
+        return new PoolStats(name, cap, running, idleNow, waiting, queuedNow, submittedTotal, finished.completed(),
+                finished.failed(), counters.rejected.sum(), finished.cancelled(), counters.queueTimeouts.sum(),
+                counters.runTimeouts.sum());
     }
 
     @Override
