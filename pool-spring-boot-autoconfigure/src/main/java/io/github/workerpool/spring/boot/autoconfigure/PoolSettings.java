@@ -1,12 +1,13 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
+import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
 
 /**
@@ -17,22 +18,19 @@ final class PoolSettings {
 
     static final Duration DEFAULT_AWAIT_TERMINATION_PERIOD = Duration.ofSeconds(30);
 
-    /** How to fix each option of a pool, by its name under {@code pools.defaults}. */
+    /** The option of the starter itself, besides the pool's own ({@link PoolOption}). */
+    static final String AWAIT_TERMINATION_PERIOD = "shutdown.await-termination-period";
+
+    /** How to fix each option of a pool, by its name under {@code pools.defaults}: from {@link PoolOption}. */
     static final Map<String, String> FIXES;
 
     static {
         Map<String, String> fixes = new LinkedHashMap<>();
-        fixes.put("capacity", "set it to a number >= 1, or -1 for an unbounded pool");
-        fixes.put("expiry", "set it to a positive duration such as 60s; to keep idle workers forever set disable-purge: true");
-        fixes.put("disable-purge", "set true or false");
-        fixes.put("pre-alloc", "set true or false");
-        fixes.put("queue-capacity", "set it to 0 (hand tasks straight to workers) or more");
-        fixes.put("nonblocking", "set true or false");
-        fixes.put("max-blocking-tasks", "set it to 0 (no limit) or more");
-        fixes.put("blocking-timeout", "set it to a duration of 0 or more, or leave it out to wait as long as it takes");
-        fixes.put("virtual-threads", "set true or false");
-        fixes.put("shutdown.await-termination-period", "set it to a duration of 0 or more, such as 30s");
-        FIXES = Map.copyOf(fixes);
+        for (PoolOption option : PoolOption.values()) {
+            fixes.put(option.property(), option.fix());
+        }
+        fixes.put(AWAIT_TERMINATION_PERIOD, "set it to a duration of 0 or more, such as 30s");
+        FIXES = Collections.unmodifiableMap(fixes);
     }
 
     /** A pool name that can stand in a property name without brackets. */
@@ -132,15 +130,67 @@ final class PoolSettings {
 
     /** Applies every single-valued option; combinations are checked by the caller. */
     private void options(WorkerPool.Builder builder) {
-        apply("capacity", PoolsProperties.Pool::getCapacity, builder::capacity);
-        apply("expiry", PoolsProperties.Pool::getExpiry, builder::expiry);
-        apply("disable-purge", PoolsProperties.Pool::getDisablePurge, builder::disablePurge);
-        apply("pre-alloc", PoolsProperties.Pool::getPreAlloc, builder::preAlloc);
-        apply("queue-capacity", PoolsProperties.Pool::getQueueCapacity, builder::queueCapacity);
-        apply("nonblocking", PoolsProperties.Pool::getNonblocking, builder::nonblocking);
-        apply("max-blocking-tasks", PoolsProperties.Pool::getMaxBlockingTasks, builder::maxBlockingTasks);
-        apply("blocking-timeout", PoolsProperties.Pool::getBlockingTimeout, builder::blockingTimeout);
-        apply("virtual-threads", PoolsProperties.Pool::getVirtualThreads, builder::virtualThreads);
+        for (PoolOption option : PoolOption.values()) {
+            Object value = value(option::get);
+            if (value == null) {
+                continue;
+            }
+            try {
+                option.applyTo(builder, value);
+            }
+            catch (IllegalArgumentException | IllegalStateException ex) {
+                String property = source(option.property(), option::get);
+                throw new PoolConfigurationException(property, value, ex.getMessage(),
+                        "Update " + property + ": " + option.fix() + ".");
+            }
+        }
+    }
+
+    /**
+     * The options these settings give a running pool: every live option as configured (an option
+     * left out takes the pool's default), the others as the pool has them.
+     * @param current the pool's options now
+     * @param restartOnly receives the properties whose new value only a restart applies (an option
+     *        fixed at build, or a queue of another kind)
+     * @return the new options; {@code current} itself if nothing live changes
+     * @throws PoolConfigurationException naming the property if a value is invalid
+     */
+    PoolConfig liveConfig(PoolConfig current, java.util.List<String> restartOnly) {
+        PoolConfig next = current;
+        for (PoolOption option : PoolOption.values()) {
+            Object value = value(option::get);
+            if (value == null) {
+                value = (option == PoolOption.CAPACITY) ? current.capacity() : option.defaultValue();
+            }
+            if (java.util.Objects.equals(value, option.read(current))) {
+                continue;
+            }
+            String property = source(option.property(), option::get);
+            if (!option.live() || (option == PoolOption.QUEUE_CAPACITY && !sameKind((Integer) value, current))) {
+                restartOnly.add(property + "=" + value + " (the pool has " + option.read(current) + ")");
+                continue;
+            }
+            try {
+                next = option.applyTo(next, value);
+            }
+            catch (IllegalArgumentException | IllegalStateException ex) {
+                throw new PoolConfigurationException(property, value, ex.getMessage(),
+                        "Update " + property + ": " + option.fix() + ".");
+            }
+        }
+        if (next.preAlloc() && next.capacity() != current.capacity()) {
+            String property = source(PoolOption.CAPACITY.property(), PoolsProperties.Pool::getCapacity);
+            restartOnly.add(property + "=" + next.capacity() + " (a pre-alloc pool keeps its capacity "
+                    + current.capacity() + ")");
+            next = next.withCapacity(current.capacity());
+        }
+        return next;
+    }
+
+    private static boolean sameKind(int queueCapacity, PoolConfig current) {
+        int now = current.queueCapacity();
+        return (queueCapacity == 0) == (now == 0)
+                && (queueCapacity == Integer.MAX_VALUE) == (now == Integer.MAX_VALUE);
     }
 
     /** How long context close waits for the pool's tasks. */
@@ -150,10 +200,9 @@ final class PoolSettings {
             return DEFAULT_AWAIT_TERMINATION_PERIOD;
         }
         if (period.isNegative()) {
-            String property = source("shutdown.await-termination-period",
-                    (p) -> p.getShutdown().getAwaitTerminationPeriod());
+            String property = source(AWAIT_TERMINATION_PERIOD, (p) -> p.getShutdown().getAwaitTerminationPeriod());
             throw new PoolConfigurationException(property, period, "the await period must not be negative",
-                    "Update " + property + ": " + FIXES.get("shutdown.await-termination-period") + ".");
+                    "Update " + property + ": " + FIXES.get(AWAIT_TERMINATION_PERIOD) + ".");
         }
         return period;
     }
@@ -184,21 +233,6 @@ final class PoolSettings {
     private String source(String option, Function<PoolsProperties.Pool, ?> getter) {
         return (getter.apply(this.instance) == null && getter.apply(this.defaults) != null)
                 ? "pools.defaults." + option : property(option);
-    }
-
-    private <T> void apply(String option, Function<PoolsProperties.Pool, T> getter, Consumer<T> setter) {
-        T value = value(getter);
-        if (value == null) {
-            return;
-        }
-        try {
-            setter.accept(value);
-        }
-        catch (IllegalArgumentException | IllegalStateException ex) {
-            String property = source(option, getter);
-            throw new PoolConfigurationException(property, value, ex.getMessage(),
-                    "Update " + property + ": " + FIXES.get(option) + ".");
-        }
     }
 
 }

@@ -1,13 +1,16 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 
 /**
@@ -16,7 +19,8 @@ import org.springframework.scheduling.annotation.AsyncConfigurer;
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
 @EnableConfigurationProperties(PoolsProperties.class)
-@Import({ PoolsRegistrar.class, PoolsAutoConfiguration.AsyncConfiguration.class })
+@Import({ PoolsRegistrar.class, PoolsAutoConfiguration.AsyncConfiguration.class,
+        PoolsAutoConfiguration.RefreshConfiguration.class })
 public final class PoolsAutoConfiguration {
 
     /*
@@ -34,6 +38,17 @@ public final class PoolsAutoConfiguration {
         @Bean
         PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, PoolsProperties properties) {
             return new PoolsAsyncConfigurer(beanFactory, properties.getDefaultPool());
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    static class RefreshConfiguration {
+
+        @Bean
+        static PoolsRefresher poolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
+            return new PoolsRefresher(environment, beanFactory);
         }
 
     }

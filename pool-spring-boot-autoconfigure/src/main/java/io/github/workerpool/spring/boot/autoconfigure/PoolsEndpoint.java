@@ -1,24 +1,29 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
-import java.math.BigInteger;
+import java.security.Principal;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import io.github.workerpool.PoolStats;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * The {@code pools} actuator endpoint: every worker pool bean with its counts and configuration,
@@ -28,27 +33,41 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @Endpoint(id = "pools", defaultAccess = Access.READ_ONLY)
 public class PoolsEndpoint {
 
-    private static final Pattern WHOLE_NUMBER = Pattern.compile("[-+]?\\d{1,100}");
+    private static final Log logger = LogFactory.getLog(PoolsEndpoint.class);
 
-    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
+    /** The audit event type of a tune. */
+    static final String TUNED = "POOL_TUNED";
 
-    private static final BigInteger MINUS_ONE = BigInteger.valueOf(-1);
+    /** The audit event type of a purge. */
+    static final String PURGED = "POOL_PURGED";
 
     private final Supplier<Map<String, Pool>> pools;
+
+    private final @Nullable ApplicationEventPublisher events;
 
     /**
      * Creates the endpoint.
      * @param pools supplies the pools to expose, by bean name, each time one is looked up
      */
     public PoolsEndpoint(Supplier<Map<String, Pool>> pools) {
+        this(pools, null);
+    }
+
+    /**
+     * Creates the endpoint that audits its writes.
+     * @param pools supplies the pools to expose, by bean name, each time one is looked up
+     * @param events where each write is published as an {@link AuditApplicationEvent}; null for none
+     */
+    public PoolsEndpoint(Supplier<Map<String, Pool>> pools, @Nullable ApplicationEventPublisher events) {
         this.pools = pools;
+        this.events = events;
     }
 
     /** Returns every pool. */
     @ReadOperation
     public PoolsDescriptor pools() {
         Map<String, PoolDescriptor> all = new LinkedHashMap<>();
-        this.pools.get().forEach((name, pool) -> all.put(name, PoolDescriptor.of(pool)));
+        this.pools.get().forEach((name, pool) -> all.put(name, PoolDescriptor.of(name, pool)));
         return new PoolsDescriptor(all);
     }
 
@@ -60,78 +79,149 @@ public class PoolsEndpoint {
     @ReadOperation
     public @Nullable PoolDescriptor pool(@Selector String name) {
         Pool pool = this.pools.get().get(name);
-        return (pool != null) ? PoolDescriptor.of(pool) : null;
+        return (pool != null) ? PoolDescriptor.of(name, pool) : null;
     }
 
     /**
-     * Runs an action on one pool: {@code tune} (with {@code capacity}) or {@code purge}.
+     * Runs an action on one pool: {@code tune}, with any live options (by their {@code config}
+     * names), or {@code purge}. A tune changes every given option at once; if one is invalid,
+     * none changes. Durations are written as Spring Boot writes them ({@code "2s"},
+     * {@code "PT2S"}), or {@code "none"} for no limit.
      * @param name the pool's bean name
      * @param action {@code tune} or {@code purge}
-     * @param capacity the new capacity for {@code tune}: at least 1, or -1 for unbounded
+     * @param capacity most tasks that may run at once
+     * @param queueCapacity tasks held while every worker is busy
+     * @param expiry idle worker lifetime
+     * @param disablePurge whether idle workers never expire
+     * @param nonblocking whether a full pool rejects at once
+     * @param maxBlockingTasks most callers that may wait
+     * @param blockingTimeout longest a caller waits
+     * @param queueTimeout submit-to-start time beyond which a task is reported
+     * @param runTimeout run time beyond which a task is reported
+     * @param preAlloc refused: fixed when the pool is built
+     * @param virtualThreads refused: fixed when the pool is built
+     * @param securityContext who asks, for the audit
      * @return for tune the pool after the change; for purge a {@link PurgeDescriptor}; null if
      *         there is no pool of that name (nothing is created)
-     * @throws InvalidEndpointRequestException if the action or the capacity is invalid; the pool
-     *         is then unchanged
+     * @throws InvalidEndpointRequestException if the action or a value is invalid; the pool is
+     *         then unchanged
      */
     @WriteOperation
-    public @Nullable Object action(@Selector String name, @Selector String action, @Nullable Object capacity) {
+    public @Nullable Object action(@Selector String name, @Selector String action, @Nullable Object capacity,
+            @Nullable Object queueCapacity, @Nullable Object expiry, @Nullable Object disablePurge,
+            @Nullable Object nonblocking, @Nullable Object maxBlockingTasks, @Nullable Object blockingTimeout,
+            @Nullable Object queueTimeout, @Nullable Object runTimeout, @Nullable Object preAlloc,
+            @Nullable Object virtualThreads, @Nullable SecurityContext securityContext) {
+        Map<PoolOption, Object> fields = new EnumMap<>(PoolOption.class);
+        put(fields, PoolOption.CAPACITY, capacity);
+        put(fields, PoolOption.QUEUE_CAPACITY, queueCapacity);
+        put(fields, PoolOption.EXPIRY, expiry);
+        put(fields, PoolOption.DISABLE_PURGE, disablePurge);
+        put(fields, PoolOption.NONBLOCKING, nonblocking);
+        put(fields, PoolOption.MAX_BLOCKING_TASKS, maxBlockingTasks);
+        put(fields, PoolOption.BLOCKING_TIMEOUT, blockingTimeout);
+        put(fields, PoolOption.QUEUE_TIMEOUT, queueTimeout);
+        put(fields, PoolOption.RUN_TIMEOUT, runTimeout);
+        put(fields, PoolOption.PRE_ALLOC, preAlloc);
+        put(fields, PoolOption.VIRTUAL_THREADS, virtualThreads);
+        return action(name, action, fields, principal(securityContext));
+    }
+
+    /** Runs an action with the given fields (those of the request that are not null). */
+    @Nullable Object action(String name, String action, Map<PoolOption, Object> fields, String principal) {
         Pool pool = this.pools.get().get(name);
         if (pool == null) {
             return null;
         }
         return switch (action) {
-            case "tune" -> tune(pool, capacity);
-            case "purge" -> purge(pool);
+            case "tune" -> tune(name, pool, fields, principal);
+            case "purge" -> purge(name, pool, principal);
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };
     }
 
-    private PoolDescriptor tune(Pool pool, @Nullable Object capacity) {
-        int value = capacity(pool, capacity);
+    private static void put(Map<PoolOption, Object> fields, PoolOption option, @Nullable Object value) {
+        if (value != null) {
+            fields.put(option, value);
+        }
+    }
+
+    private PoolDescriptor tune(String name, Pool pool, Map<PoolOption, Object> fields, String principal) {
+        String prefix = "Cannot tune pool '" + name + "': ";
+        if (fields.isEmpty()) {
+            throw badRequest(prefix + "nothing to change; send one or more of " + liveFields()
+                    + ", such as {\"capacity\": 50}");
+        }
+        Map<PoolOption, Object> values = new EnumMap<>(PoolOption.class);
+        for (Map.Entry<PoolOption, Object> field : fields.entrySet()) {
+            PoolOption option = field.getKey();
+            if (!option.live()) {
+                throw badRequest(prefix + option.field() + " is fixed when the pool is built; it takes a restart to "
+                        + "change. Live options: " + liveFields());
+            }
+            try {
+                values.put(option, option.parse(field.getValue()));
+            }
+            catch (IllegalArgumentException ex) {
+                throw badRequest(prefix + ex.getMessage());
+            }
+        }
+        PoolConfig before = pool.config();
+        PoolConfig after;
         try {
-            pool.tune(value);
+            after = pool.reconfigure((config) -> {
+                PoolConfig next = config;
+                for (Map.Entry<PoolOption, Object> value : values.entrySet()) {
+                    next = value.getKey().applyTo(next, value.getValue());
+                }
+                return next;
+            });
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
-            throw badRequest("Cannot tune pool '" + pool.name() + "': " + ex.getMessage());
+            throw badRequest(prefix + ex.getMessage());
         }
-        return PoolDescriptor.of(pool);
+        Map<String, Object> oldValues = new LinkedHashMap<>();
+        Map<String, Object> newValues = new LinkedHashMap<>();
+        for (PoolOption option : values.keySet()) {
+            oldValues.put(option.field(), option.display(before));
+            newValues.put(option.field(), option.display(after));
+        }
+        audit(principal, TUNED, name, Map.of("old", oldValues, "new", newValues));
+        logger.info("Pool '" + name + "' tuned by " + principal + ": " + changes(oldValues, newValues));
+        return PoolDescriptor.of(name, pool);
     }
 
-    private static int capacity(Pool pool, @Nullable Object capacity) {
-        String prefix = "Cannot tune pool '" + pool.name() + "': ";
-        if (capacity == null) {
-            throw badRequest(prefix + "capacity is missing; send {\"capacity\": n} with n >= 1, or -1 for unbounded");
+    private static String changes(Map<String, Object> oldValues, Map<String, Object> newValues) {
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<String, Object> old : oldValues.entrySet()) {
+            out.append((out.length() > 0) ? ", " : "").append(old.getKey()).append(' ').append(old.getValue())
+                .append(" -> ").append(newValues.get(old.getKey()));
         }
-        BigInteger value = wholeNumber(capacity);
-        if (value == null) {
-            throw badRequest(prefix + "capacity must be a whole number, but was " + describe(capacity));
-        }
-        if (value.compareTo(INT_MAX) > 0) {
-            throw badRequest(prefix + "capacity must be at most 2147483647, or -1 for unbounded, but was " + value);
-        }
-        if (value.signum() == 0 || value.compareTo(MINUS_ONE) < 0) {
-            throw badRequest(prefix + "capacity must be at least 1, or -1 for unbounded, but was " + value);
-        }
-        return value.intValue();
+        return out.toString();
     }
 
-    /**
-     * The capacity as a whole number of any size, so that a huge one is reported as too large
-     * rather than as not a number; null if it is no whole number. Over HTTP every value arrives
-     * as text; over JMX it may be a number.
-     */
-    private static @Nullable BigInteger wholeNumber(Object capacity) {
-        if (capacity instanceof Integer || capacity instanceof Long || capacity instanceof Short
-                || capacity instanceof Byte) {
-            return BigInteger.valueOf(((Number) capacity).longValue());
+    private void audit(String principal, String type, String pool, Map<String, Object> data) {
+        if (this.events != null) {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pool", pool);
+            all.putAll(data);
+            this.events.publishEvent(new AuditApplicationEvent(principal, type, all));
         }
-        if (capacity instanceof BigInteger big) {
-            return big;
+    }
+
+    private static String principal(@Nullable SecurityContext securityContext) {
+        Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
+        return (principal != null) ? principal.getName() : "anonymous";
+    }
+
+    private static String liveFields() {
+        StringBuilder out = new StringBuilder();
+        for (PoolOption option : PoolOption.values()) {
+            if (option.live()) {
+                out.append((out.length() > 0) ? ", " : "").append(option.field());
+            }
         }
-        if (capacity instanceof String text && WHOLE_NUMBER.matcher(text.trim()).matches()) {
-            return new BigInteger(text.trim());
-        }
-        return null;
+        return out.toString();
     }
 
     /** A 400 over HTTP; the message is also the reason that Spring's error response shows. */
@@ -139,13 +229,11 @@ public class PoolsEndpoint {
         return new InvalidEndpointRequestException(message, message);
     }
 
-    private static String describe(Object value) {
-        return (value instanceof String) ? "\"" + value + "\"" : String.valueOf(value);
-    }
-
-    private PurgeDescriptor purge(Pool pool) {
+    private PurgeDescriptor purge(String name, Pool pool, String principal) {
         int purged = pool.purge();
-        return new PurgeDescriptor(pool.name(), purged, PoolDescriptor.of(pool));
+        audit(principal, PURGED, name, Map.of("purged", purged));
+        logger.info("Pool '" + name + "' purged by " + principal + ": " + purged + " idle worker(s) stopped");
+        return new PurgeDescriptor(name, purged, PoolDescriptor.of(name, pool));
     }
 
     /**
@@ -157,7 +245,7 @@ public class PoolsEndpoint {
 
     /**
      * The result of a purge.
-     * @param name the pool's name
+     * @param name the pool's bean name
      * @param purged how many idle workers were stopped
      * @param pool the pool after the purge
      */
@@ -166,7 +254,7 @@ public class PoolsEndpoint {
 
     /**
      * One pool: its levels, totals and configuration.
-     * @param name the pool's name
+     * @param name the pool's bean name, also the tag {@code name} of its meters
      * @param capacity most tasks that may run at once; -1 when unbounded
      * @param running tasks executing now
      * @param idle live workers waiting for work
@@ -179,36 +267,32 @@ public class PoolsEndpoint {
      * @param failed tasks that ended by throwing
      * @param rejected tasks refused
      * @param cancelled tasks that never ran
+     * @param queueTimeouts tasks that started later than the queue timeout
+     * @param runTimeouts tasks that ran longer than the run timeout
      * @param closed whether the pool was shut down
      * @param config every option as configured
      */
     public record PoolDescriptor(String name, int capacity, int running, int idle, int free, int waiting, int queued,
             int queueCapacity, long submitted, long completed, long failed, long rejected, long cancelled,
-            boolean closed, Map<String, Object> config) implements OperationResponseBody {
+            long queueTimeouts, long runTimeouts, boolean closed, Map<String, Object> config)
+            implements OperationResponseBody {
 
-        static PoolDescriptor of(Pool pool) {
+        static PoolDescriptor of(String name, Pool pool) {
             PoolStats stats = pool.stats();
             PoolConfig config = pool.config();
             Map<String, Object> options = new LinkedHashMap<>();
             options.put("name", config.name());
-            options.put("capacity", config.capacity());
-            options.put("expiry", text(config.expiry()));
-            options.put("disablePurge", config.disablePurge());
-            options.put("preAlloc", config.preAlloc());
-            options.put("queueCapacity", config.queueCapacity());
-            options.put("nonblocking", config.nonblocking());
-            options.put("maxBlockingTasks", config.maxBlockingTasks());
-            options.put("blockingTimeout", text(config.blockingTimeout()));
-            options.put("queueTimeout", text(config.queueTimeout()));
-            options.put("runTimeout", text(config.runTimeout()));
-            options.put("virtualThreads", config.virtualThreads());
+            for (PoolOption option : PoolOption.values()) {
+                options.put(option.field(), option.display(config));
+            }
             options.put("customThreadFactory", config.customThreadFactory());
             if (pool instanceof SpringPool springPool) {
                 options.put("shutdownAwaitTerminationPeriod", text(springPool.awaitTerminationPeriod()));
             }
-            return new PoolDescriptor(stats.name(), stats.capacity(), stats.running(), stats.idle(), stats.free(),
+            return new PoolDescriptor(name, stats.capacity(), stats.running(), stats.idle(), stats.free(),
                     stats.waiting(), stats.queued(), config.queueCapacity(), stats.submitted(), stats.completed(),
-                    stats.failed(), stats.rejected(), stats.cancelled(), pool.isClosed(), options);
+                    stats.failed(), stats.rejected(), stats.cancelled(), stats.queueTimeouts(), stats.runTimeouts(),
+                    pool.isClosed(), options);
         }
 
         private static String text(Duration duration) {

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -21,8 +22,8 @@ public final class PoolsEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory) {
-        return new PoolsEndpoint(() -> Pools.in(beanFactory));
+    PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory, ApplicationEventPublisher events) {
+        return new PoolsEndpoint(() -> Pools.in(beanFactory), events);
     }
 
     @Bean

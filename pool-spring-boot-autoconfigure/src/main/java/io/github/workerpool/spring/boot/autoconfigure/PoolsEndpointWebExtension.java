@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -45,26 +46,69 @@ public class PoolsEndpointWebExtension {
      * Runs {@code tune} or {@code purge} on one pool; see {@link PoolsEndpoint#action}.
      * @param name the pool's bean name
      * @param action {@code tune} or {@code purge}
-     * @param capacity the new capacity for {@code tune}
+     * @param capacity most tasks that may run at once
+     * @param queueCapacity tasks held while every worker is busy
+     * @param expiry idle worker lifetime
+     * @param disablePurge whether idle workers never expire
+     * @param nonblocking whether a full pool rejects at once
+     * @param maxBlockingTasks most callers that may wait
+     * @param blockingTimeout longest a caller waits
+     * @param queueTimeout submit-to-start time beyond which a task is reported
+     * @param runTimeout run time beyond which a task is reported
+     * @param preAlloc refused: fixed when the pool is built
+     * @param virtualThreads refused: fixed when the pool is built
+     * @param securityContext who asks, for the audit
      * @return the action's result, or a 404 if there is no pool of that name
      */
     @WriteOperation
     public WebEndpointResponse<Object> action(@Selector String name, @Selector String action,
-            @Nullable Object capacity) {
-        Object result = this.delegate.action(name, action, capacity);
+            @Nullable Object capacity, @Nullable Object queueCapacity, @Nullable Object expiry,
+            @Nullable Object disablePurge, @Nullable Object nonblocking, @Nullable Object maxBlockingTasks,
+            @Nullable Object blockingTimeout, @Nullable Object queueTimeout, @Nullable Object runTimeout,
+            @Nullable Object preAlloc, @Nullable Object virtualThreads, SecurityContext securityContext) {
+        Object result = this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge, nonblocking,
+                maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, securityContext);
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }
 
     /**
      * Runs an action sent without a body: {@code purge}, or a {@code tune} that is then refused
-     * for its missing capacity.
+     * for having nothing to change. (An operation with a {@link SecurityContext} parameter takes a
+     * body, so the principal is read from Spring Security, when it is there.)
      * @param name the pool's bean name
      * @param action {@code tune} or {@code purge}
      * @return the action's result, or a 404 if there is no pool of that name
      */
     @WriteOperation
     public WebEndpointResponse<Object> actionWithoutBody(@Selector String name, @Selector String action) {
-        return action(name, action, null);
+        Object result = this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
+                SpringSecurityPrincipal.current());
+        return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
+    }
+
+    /** The name of Spring Security's current principal, if Spring Security is on the classpath. */
+    private static final class SpringSecurityPrincipal {
+
+        private static final boolean PRESENT = org.springframework.util.ClassUtils.isPresent(
+                "org.springframework.security.core.context.SecurityContextHolder",
+                PoolsEndpointWebExtension.class.getClassLoader());
+
+        static String current() {
+            String name = PRESENT ? Holder.name() : null;
+            return (name != null) ? name : "anonymous";
+        }
+
+        /** Loaded only when Spring Security is on the classpath. */
+        private static final class Holder {
+
+            static @Nullable String name() {
+                org.springframework.security.core.Authentication authentication =
+                        org.springframework.security.core.context.SecurityContextHolder.getContext().getAuthentication();
+                return (authentication != null) ? authentication.getName() : null;
+            }
+
+        }
+
     }
 
     /** A 404 whose body says which pool is missing, shaped like Spring Boot's error answers. */

@@ -118,6 +118,18 @@ public class PoolsProperties {
         private Duration blockingTimeout;
 
         /**
+         * A task that starts later than this after it was submitted is counted
+         * (pool.tasks.queue.timeout) and reported; it still runs. Not checked by default.
+         */
+        private Duration queueTimeout;
+
+        /**
+         * A task that runs longer than this is counted (pool.tasks.run.timeout) and reported; it
+         * is not interrupted. Not checked by default.
+         */
+        private Duration runTimeout;
+
+        /**
          * Whether workers are virtual threads; needs Java 21 or later. Default false.
          */
         private Boolean virtualThreads;
@@ -205,6 +217,26 @@ public class PoolsProperties {
         /** Sets the longest a caller waits. */
         public void setBlockingTimeout(Duration blockingTimeout) {
             this.blockingTimeout = blockingTimeout;
+        }
+
+        /** Returns the queue timeout, or null to inherit. */
+        public Duration getQueueTimeout() {
+            return this.queueTimeout;
+        }
+
+        /** Sets the queue timeout. */
+        public void setQueueTimeout(Duration queueTimeout) {
+            this.queueTimeout = queueTimeout;
+        }
+
+        /** Returns the run timeout, or null to inherit. */
+        public Duration getRunTimeout() {
+            return this.runTimeout;
+        }
+
+        /** Sets the run timeout. */
+        public void setRunTimeout(Duration runTimeout) {
+            this.runTimeout = runTimeout;
         }
 
         /** Returns whether workers are virtual threads, or null to inherit. */

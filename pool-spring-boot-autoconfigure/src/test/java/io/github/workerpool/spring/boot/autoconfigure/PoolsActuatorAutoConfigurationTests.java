@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jmx.JmxEndpointAutoConfiguration;
+import org.springframework.boot.actuate.audit.AuditEvent;
+import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jmx.JmxAutoConfiguration;
@@ -31,6 +33,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -39,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Tests for the endpoint, meters, health and context propagation parts of the starter, and for
  * the starter without actuator or Micrometer on the classpath.
  */
+@org.junit.jupiter.api.extension.ExtendWith(OutputCaptureExtension.class)
 class PoolsActuatorAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -66,7 +71,7 @@ class PoolsActuatorAutoConfigurationTests {
     @Test
     void endpointTuneChangesCapacity() {
         this.runner.run((context) -> {
-            Object result = context.getBean(PoolsEndpoint.class).action("mail", "tune", 7);
+            Object result = tune(context.getBean(PoolsEndpoint.class), "mail", "tune", 7);
             assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PoolDescriptor.class,
                     (pool) -> assertThat(pool.capacity()).isEqualTo(7));
             assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(7);
@@ -74,10 +79,56 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void everyEndpointWriteIsAuditedAndLogged(CapturedOutput output) {
+        this.runner.withUserConfiguration(AuditCapture.class).run((context) -> {
+            PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+            endpoint.action("mail", "tune", Map.of(PoolOption.CAPACITY, 5, PoolOption.BLOCKING_TIMEOUT, "2s"), "alice");
+            endpoint.action("mail", "purge", Map.of(), "bob");
+            java.util.List<AuditApplicationEvent> events = context.getBean(AuditCapture.class).events;
+            assertThat(events).hasSize(2);
+            AuditEvent tuned = events.get(0).getAuditEvent();
+            assertThat(tuned.getPrincipal()).isEqualTo("alice");
+            assertThat(tuned.getType()).isEqualTo(PoolsEndpoint.TUNED);
+            assertThat(tuned.getData()).containsEntry("pool", "mail");
+            assertThat(tuned.getData().get("old").toString()).isEqualTo("{capacity=2, blockingTimeout=null}");
+            assertThat(tuned.getData().get("new").toString()).isEqualTo("{capacity=5, blockingTimeout=PT2S}");
+            AuditEvent purged = events.get(1).getAuditEvent();
+            assertThat(purged.getPrincipal()).isEqualTo("bob");
+            assertThat(purged.getType()).isEqualTo(PoolsEndpoint.PURGED);
+            assertThat(output).contains("Pool 'mail' tuned by alice: capacity 2 -> 5, blockingTimeout null -> PT2S")
+                .contains("Pool 'mail' purged by bob");
+        });
+    }
+
+    @Test
+    void aRefusedTuneIsNeitherAuditedNorApplied() {
+        this.runner.withUserConfiguration(AuditCapture.class).run((context) -> {
+            PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+            assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.action("mail",
+                    "tune", Map.of(PoolOption.CAPACITY, 5, PoolOption.MAX_BLOCKING_TASKS, -1), "alice"))
+                .withMessageContaining("maxBlockingTasks");
+            assertThat(context.getBean(AuditCapture.class).events).isEmpty();
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+        });
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class AuditCapture implements org.springframework.context.ApplicationListener<AuditApplicationEvent> {
+
+        final java.util.List<AuditApplicationEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onApplicationEvent(AuditApplicationEvent event) {
+            this.events.add(event);
+        }
+
+    }
+
+    @Test
     void endpointRejectsEachBadTuneAndLeavesPoolUnchanged() {
         this.runner.run((context) -> {
             PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
-            assertBadRequest(endpoint, "mail", "tune", null, "capacity is missing");
+            assertBadRequest(endpoint, "mail", "tune", null, "nothing to change");
             assertBadRequest(endpoint, "mail", "tune", "abc", "whole number");
             assertBadRequest(endpoint, "mail", "tune", 1.5, "whole number");
             assertBadRequest(endpoint, "mail", "tune", 0, "at least 1, or -1");
@@ -95,7 +146,7 @@ class PoolsActuatorAutoConfigurationTests {
     void endpointActionOnUnknownPoolCreatesNothing() {
         this.runner.run((context) -> {
             PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
-            assertThat(endpoint.action("mial", "tune", 5)).isNull();
+            assertThat(tune(endpoint, "mial", "tune", 5)).isNull();
             assertThat(endpoint.pool("mial")).isNull();
             assertThat(endpoint.pools().pools()).containsOnlyKeys("mail", "fixed");
             assertThat(context).doesNotHaveBean("mial");
@@ -108,7 +159,7 @@ class PoolsActuatorAutoConfigurationTests {
             SpringPool mail = context.getBean("mail", SpringPool.class);
             mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> mail.idle() == 1);
-            Object result = context.getBean(PoolsEndpoint.class).action("mail", "purge", null);
+            Object result = tune(context.getBean(PoolsEndpoint.class), "mail", "purge", null);
             assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PurgeDescriptor.class, (purge) -> {
                 assertThat(purge.purged()).isEqualTo(1);
                 assertThat(purge.pool().idle()).isZero();
@@ -324,8 +375,14 @@ class PoolsActuatorAutoConfigurationTests {
     private static void assertBadRequest(PoolsEndpoint endpoint, String pool, String action, Object capacity,
             String message) {
         assertThatExceptionOfType(InvalidEndpointRequestException.class)
-            .isThrownBy(() -> endpoint.action(pool, action, capacity))
+            .isThrownBy(() -> tune(endpoint, pool, action, capacity))
             .withMessageContaining(message);
+    }
+
+    /** The endpoint's write operation with only a capacity, as over JMX. */
+    static Object tune(PoolsEndpoint endpoint, String pool, String action, Object capacity) {
+        return endpoint.action(pool, action, capacity, null, null, null, null, null, null, null, null, null, null,
+                null);
     }
 
 }

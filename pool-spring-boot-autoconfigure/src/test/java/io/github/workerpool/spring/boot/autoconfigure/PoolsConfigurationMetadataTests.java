@@ -47,6 +47,34 @@ class PoolsConfigurationMetadataTests {
         assertThat(properties.get("pools.defaults.queue-capacity")).containsEntry("defaultValue", 0);
     }
 
+    @Test
+    void theOptionsTableAndThePropertiesAndTheirMetadataAgree() throws Exception {
+        Map<String, Map<String, Object>> properties = properties();
+        Set<String> fromTable = new TreeSet<>();
+        for (PoolOption option : PoolOption.values()) {
+            fromTable.add(option.property());
+            Map<String, Object> metadata = properties.get("pools.defaults." + option.property());
+            assertThat(metadata).as("metadata of %s", option.property()).isNotNull();
+            Object expected = option.defaultValue();
+            if (expected instanceof java.time.Duration duration) {
+                expected = duration.toSeconds() + "s";
+            }
+            if (expected != null) {
+                assertThat(metadata).as("default of %s", option.property()).containsEntry("defaultValue", expected);
+            }
+            else {
+                assertThat(metadata).as("%s has no default", option.property()).doesNotContainKey("defaultValue");
+            }
+            String type = switch (option.type()) {
+                case INT -> "java.lang.Integer";
+                case BOOLEAN -> "java.lang.Boolean";
+                case DURATION -> "java.time.Duration";
+            };
+            assertThat(metadata).as("type of %s", option.property()).containsEntry("type", type);
+        }
+        assertThat(options(PoolsProperties.Pool.class)).as("every bound option is in the table").isEqualTo(fromTable);
+    }
+
     /** Kebab-case names of the bean properties of a properties class, nested groups left out. */
     private static Set<String> options(Class<?> type) throws Exception {
         Set<String> names = new TreeSet<>();

@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
                 "management.endpoints.web.exposure.include=pools,health,metrics",
                 "management.endpoint.pools.access=unrestricted", "management.endpoint.health.show-details=always",
                 "pools.defaults.disable-purge=true", "pools.instances.mail.capacity=4",
-                "pools.instances.tuned.capacity=3", "pools.instances.fixed.capacity=2",
+                "pools.instances.tuned.capacity=3", "pools.instances.fixed.capacity=2", "pools.instances.live.capacity=2",
                 "pools.instances.fixed.pre-alloc=true" })
 class PoolsEndpointIntegrationTests {
 
@@ -44,6 +44,10 @@ class PoolsEndpointIntegrationTests {
     @Qualifier("tuned")
     Pool tuned;
 
+    @Autowired
+    @Qualifier("live")
+    Pool live;
+
     HttpJson http;
 
     @BeforeEach
@@ -56,7 +60,7 @@ class PoolsEndpointIntegrationTests {
         HttpJson.Response response = this.http.get("/actuator/pools");
         assertThat(response.status()).isEqualTo(200);
         Map<String, Object> pools = response.json("$.pools");
-        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
+        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed", "live");
         assertThat((Integer) response.json("$.pools.fixed.capacity")).isEqualTo(2);
         assertThat((Boolean) response.json("$.pools.fixed.config.preAlloc")).isTrue();
         assertThat((Boolean) response.json("$.pools.mail.config.disablePurge")).isTrue();
@@ -81,7 +85,7 @@ class PoolsEndpointIntegrationTests {
             assertThat((String) response.json("$.message")).isEqualTo("No pool named 'mial'");
         }
         Map<String, Object> pools = this.http.get("/actuator/pools").json("$.pools");
-        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed");
+        assertThat(pools).containsOnlyKeys("mail", "tuned", "fixed", "live");
     }
 
     @Test
@@ -108,9 +112,40 @@ class PoolsEndpointIntegrationTests {
     }
 
     @Test
+    void tuneChangesSeveralLiveOptionsAtOnceAndConfigShowsThem() throws Exception {
+        HttpJson.Response response = this.http.post("/actuator/pools/live/tune",
+                "{\"capacity\": 6, \"nonblocking\": true, \"maxBlockingTasks\": 3, \"blockingTimeout\": \"2s\", "
+                        + "\"queueTimeout\": \"PT1S\", \"runTimeout\": \"5s\", \"expiry\": \"30s\"}");
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        assertThat((Integer) response.json("$.config.capacity")).isEqualTo(6);
+        assertThat((Boolean) response.json("$.config.nonblocking")).isTrue();
+        assertThat((Integer) response.json("$.config.maxBlockingTasks")).isEqualTo(3);
+        assertThat((String) response.json("$.config.blockingTimeout")).isEqualTo("PT2S");
+        assertThat((String) response.json("$.config.queueTimeout")).isEqualTo("PT1S");
+        assertThat((String) response.json("$.config.runTimeout")).isEqualTo("PT5S");
+        assertThat((String) response.json("$.config.expiry")).isEqualTo("PT30S");
+        assertThat(this.live.config().blockingTimeout()).isEqualTo(Duration.ofSeconds(2));
+        response = this.http.post("/actuator/pools/live/tune", "{\"blockingTimeout\": \"none\", \"nonblocking\": false}");
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        assertThat(response.body()).doesNotContain("blockingTimeout"); // null: no limit
+        assertThat(this.live.config().blockingTimeout()).isNull();
+        assertThat(this.live.config().nonblocking()).isFalse();
+        assertThat(this.live.config().maxBlockingTasks()).isEqualTo(3);
+    }
+
+    @Test
     void eachBadTuneIsBadRequestWithClearMessageAndPoolUnchanged() throws Exception {
-        assertBadRequest("/actuator/pools/mail/tune", "{}", "capacity is missing");
-        assertBadRequest("/actuator/pools/mail/tune", null, "capacity is missing");
+        assertBadRequest("/actuator/pools/mail/tune", "{}", "nothing to change");
+        assertBadRequest("/actuator/pools/mail/tune", null, "nothing to change");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 9, \"maxBlockingTasks\": -1}",
+                "maxBlockingTasks must be 0 (no limit) or more, but was -1");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 9, \"blockingTimeout\": \"soon\"}",
+                "blockingTimeout must be a duration");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 9, \"queueCapacity\": 10}",
+                "queueCapacity of pool 'mail' cannot change from 0 to 10");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"preAlloc\": true}", "preAlloc is fixed when the pool is built");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"virtualThreads\": false}", "virtualThreads is fixed");
+        assertBadRequest("/actuator/pools/mail/tune", "{\"nonblocking\": \"yes\"}", "nonblocking must be true or false");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": \"abc\"}", "whole number");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 1.5}", "whole number");
         assertBadRequest("/actuator/pools/mail/tune", "{\"capacity\": 0}", "at least 1, or -1");

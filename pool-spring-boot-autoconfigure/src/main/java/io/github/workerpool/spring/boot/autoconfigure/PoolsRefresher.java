@@ -1,0 +1,135 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import io.github.workerpool.PoolConfig;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.core.env.Environment;
+
+/**
+ * Applies changed {@code pools.*} properties to the running pools when Spring Cloud publishes an
+ * {@link EnvironmentChangeEvent} (Config Server with {@code /actuator/refresh} or Spring Cloud
+ * Bus, ZooKeeper, Consul and Kubernetes watchers): each pool from {@code pools.instances} is
+ * reconfigured live, as one atomic change, the same bean.
+ */
+final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent> {
+
+    /*
+     * What a refresh does, pool by pool, so that one bad value never takes down the application
+     * or a half-applied pool:
+     *   - the whole pools.* tree is bound again; a value that cannot be bound: one WARN naming
+     *     the property, the value and the fix; no pool changes;
+     *   - for each pool bean made from pools.instances: its live options get their new values
+     *     (an option left out takes the pool's default) in one reconfigure; a value the pool
+     *     refuses: one WARN naming the property; that pool unchanged, the others go on;
+     *   - an option only a restart can change (pre-alloc, virtual-threads, the kind of queue, the
+     *     await period), an instance added or removed, a new default-pool: one WARN each that it
+     *     takes a restart.
+     */
+
+    private static final Log logger = LogFactory.getLog(PoolsRefresher.class);
+
+    private final Environment environment;
+
+    private final ListableBeanFactory beanFactory;
+
+    PoolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
+        this.environment = environment;
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void onApplicationEvent(EnvironmentChangeEvent event) {
+        if (event.getKeys().stream().anyMatch((key) -> key.startsWith("pools."))) {
+            refresh(event.getKeys());
+        }
+    }
+
+    /** Applies the environment's pools.* to the running pools; see the notes. */
+    void refresh(Set<String> keys) {
+        PoolsProperties properties;
+        try {
+            properties = PoolsPropertiesBinding.bind(this.environment);
+            PoolSettings.checkDefaults(properties.getDefaults());
+        }
+        catch (PoolConfigurationException ex) {
+            logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
+            return;
+        }
+        Map<String, SpringPool> running = new LinkedHashMap<>(
+                this.beanFactory.getBeansOfType(SpringPool.class, false, false));
+        for (Map.Entry<String, PoolsProperties.Pool> instance : properties.getInstances().entrySet()) {
+            String name = instance.getKey();
+            SpringPool pool = running.remove(name);
+            if (pool == null) {
+                logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
+                continue;
+            }
+            refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults()));
+        }
+        for (String removed : running.keySet()) {
+            logger.warn("Pool '" + removed + "' is no longer in pools.instances; it keeps running until a restart "
+                    + "removes it");
+        }
+        if (keys.stream().anyMatch((key) -> key.equals("pools.default-pool") || key.equals("pools.propagate-context"))) {
+            logger.warn("pools.default-pool and pools.propagate-context take a restart to change");
+        }
+    }
+
+    private void refresh(SpringPool pool, PoolSettings settings) {
+        String name = settings.name();
+        List<String> restartOnly = new ArrayList<>();
+        PoolConfig before = pool.config();
+        PoolConfig after;
+        try {
+            after = pool.reconfigure((current) -> {
+                restartOnly.clear();
+                return settings.liveConfig(current, restartOnly);
+            });
+            if (!Objects.equals(settings.awaitTerminationPeriod(), pool.awaitTerminationPeriod())) {
+                restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
+                        + settings.awaitTerminationPeriod());
+            }
+        }
+        catch (PoolConfigurationException ex) {
+            logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage() + " ("
+                    + ex.getAction() + ")");
+            return;
+        }
+        catch (IllegalArgumentException | IllegalStateException ex) {
+            logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage());
+            return;
+        }
+        String changes = changes(before, after);
+        if (!changes.isEmpty()) {
+            logger.info("Pool '" + name + "' refreshed from pools.*: " + changes);
+        }
+        for (String property : restartOnly) {
+            logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
+        }
+    }
+
+    private static String changes(PoolConfig before, PoolConfig after) {
+        StringBuilder out = new StringBuilder();
+        for (PoolOption option : PoolOption.values()) {
+            Object was = option.display(before);
+            Object now = option.display(after);
+            if (!Objects.equals(was, now)) {
+                out.append((out.length() > 0) ? ", " : "").append(option.field()).append(' ').append(was)
+                    .append(" -> ").append(now);
+            }
+        }
+        return out.toString();
+    }
+
+}

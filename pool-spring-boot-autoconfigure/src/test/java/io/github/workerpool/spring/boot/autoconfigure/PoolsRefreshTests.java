@@ -1,0 +1,165 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for refreshing pools from a changed environment ({@link EnvironmentChangeEvent}), as a
+ * config engine does: the environment is changed and the event published, as Spring Cloud's
+ * {@code ContextRefresher} does after it reloads the configuration.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PoolsRefreshTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+        .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.mail.queue-capacity=10",
+                "pools.instances.mail.blocking-timeout=3s", "pools.instances.crawler.capacity=3");
+
+    @Test
+    void refreshAppliesNewValuesLiveToTheSameBeans(CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            refresh(context, Map.of("pools.instances.mail.capacity", "8", "pools.instances.mail.queue-capacity", "50",
+                    "pools.instances.mail.nonblocking", "true", "pools.defaults.queue-timeout", "2s",
+                    "pools.instances.crawler.capacity", "6"));
+            assertThat(context.getBean("mail", SpringPool.class)).isSameAs(mail);
+            assertThat(mail.config().capacity()).isEqualTo(8);
+            assertThat(mail.config().queueCapacity()).isEqualTo(50);
+            assertThat(mail.config().nonblocking()).isTrue();
+            assertThat(mail.config().queueTimeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(crawler.capacity()).isEqualTo(6);
+            assertThat(crawler.config().queueTimeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(output).contains("Pool 'mail' refreshed from pools.*: capacity 2 -> 8, queueCapacity 10 -> 50");
+        });
+    }
+
+    @Test
+    void anOptionRemovedByARefreshFallsBackToThePoolsDefault() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.config().blockingTimeout()).isEqualTo(Duration.ofSeconds(3));
+            ConfigurableEnvironment environment = context.getEnvironment();
+            // The key is gone from the source, as when it is deleted in the config engine.
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.instances.mail.capacity", "2");
+            all.put("pools.instances.mail.queue-capacity", "10");
+            all.put("pools.instances.crawler.capacity", "3");
+            replaceTestProperties(environment, all);
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.mail.blocking-timeout")));
+            assertThat(mail.config().blockingTimeout()).isNull();
+        });
+    }
+
+    @Test
+    void anInvalidValueIsWarnedWithPropertyAndFix_andLeavesThatPoolUnchanged(CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            refresh(context, Map.of("pools.instances.mail.capacity", "0", "pools.instances.mail.nonblocking", "true",
+                    "pools.instances.crawler.capacity", "5"));
+            assertThat(mail.capacity()).isEqualTo(2);
+            assertThat(mail.config().nonblocking()).isFalse();
+            assertThat(crawler.capacity()).isEqualTo(5);
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value '0' for "
+                    + "property 'pools.instances.mail.capacity'")
+                .contains("set it to a number >= 1, or -1 for an unbounded pool");
+            assertThat(context).hasNotFailed();
+        });
+    }
+
+    @Test
+    void aValueThatCannotBeBoundIsWarned_andNoPoolChanges(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.capacity", "many", "pools.instances.crawler.capacity", "5"));
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
+            assertThat(output).contains("Pools not refreshed: Invalid value 'many' for property "
+                    + "'pools.instances.mail.capacity'");
+        });
+    }
+
+    @Test
+    void anOptionFixedAtBuildOrAnotherKindOfQueue_isWarnedToTakeARestart(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.crawler.queue-capacity",
+                    "100", "pools.instances.mail.capacity", "4"));
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.config().preAlloc()).isFalse();
+            assertThat(mail.capacity()).isEqualTo(4);
+            assertThat(context.getBean("crawler", SpringPool.class).config().queueCapacity()).isZero();
+            assertThat(output).contains("Pool 'mail': pools.instances.mail.pre-alloc=true (the pool has false) takes a "
+                    + "restart to apply")
+                .contains("Pool 'crawler': pools.instances.crawler.queue-capacity=100 (the pool has 0) takes a restart");
+        });
+    }
+
+    @Test
+    void anInstanceAddedOrRemovedAtRunTimeIsWarnedToTakeARestart(CapturedOutput output) {
+        this.runner.run((context) -> {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.instances.mail.capacity", "2");
+            all.put("pools.instances.mail.queue-capacity", "10");
+            all.put("pools.instances.mail.blocking-timeout", "3s");
+            all.put("pools.instances.reports.capacity", "4");
+            replaceTestProperties(context.getEnvironment(), all);
+            context.publishEvent(new EnvironmentChangeEvent(context,
+                    Set.of("pools.instances.reports.capacity", "pools.instances.crawler.capacity")));
+            assertThat(context).doesNotHaveBean("reports");
+            assertThat(output).contains("Pool 'reports' was added to pools.instances; it takes a restart to create it")
+                .contains("Pool 'crawler' is no longer in pools.instances; it keeps running until a restart");
+        });
+    }
+
+    @Test
+    void keysOutsidePoolsAreIgnored(CapturedOutput output) {
+        this.runner.run((context) -> {
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("server.port")));
+            assertThat(output).doesNotContain("Pool '");
+        });
+    }
+
+    @Test
+    void withoutSpringCloudTheStarterWorksAsBefore() {
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.cloud")).run((context) -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(PoolsRefresher.class);
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+        });
+    }
+
+    /** Puts the values in front of every other source and publishes the event for their keys. */
+    private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
+        context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
+        context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
+    }
+
+    /** Replaces the runner's test properties, as a config engine replaces its property source. */
+    private static void replaceTestProperties(ConfigurableEnvironment environment, Map<String, Object> values) {
+        String name = environment.getPropertySources().stream()
+            .map(org.springframework.core.env.PropertySource::getName)
+            .filter((n) -> n.toLowerCase(java.util.Locale.ROOT).contains("test"))
+            .findFirst()
+            .orElseThrow();
+        environment.getPropertySources().replace(name, new MapPropertySource(name, values));
+    }
+
+}
