@@ -8,7 +8,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
@@ -32,6 +35,26 @@ public final class PoolsEndpointAutoConfiguration {
     @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
     PoolsEndpointWebExtension poolsEndpointWebExtension(PoolsEndpoint poolsEndpoint) {
         return new PoolsEndpointWebExtension(poolsEndpoint);
+    }
+
+    /** The refusal of tune bodies with nested values, on a servlet web server. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(name = { "jakarta.servlet.Filter", "org.springframework.web.filter.OncePerRequestFilter" })
+    @ConditionalOnAvailableEndpoint(endpoint = PoolsEndpoint.class, exposure = EndpointExposure.WEB)
+    static class BodyFilterConfiguration {
+
+        @Bean
+        FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(
+                org.springframework.core.env.Environment environment) {
+            String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+            FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
+                    new PoolsEndpointBodyFilter(basePath));
+            registration.addUrlPatterns(basePath + "/pools/*");
+            registration.setName("poolsEndpointBodyFilter");
+            return registration;
+        }
+
     }
 
 }

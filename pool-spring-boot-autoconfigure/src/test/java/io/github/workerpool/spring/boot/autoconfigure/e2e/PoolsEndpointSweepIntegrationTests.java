@@ -57,10 +57,35 @@ class PoolsEndpointSweepIntegrationTests {
                 "1.5", "5.0", "1e30", "-1e30", "1E3" }) {
             cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be a whole number"));
         }
-        // Actuator reads a body as a map of strings: an object or array is refused before the endpoint.
-        for (String value : new String[] { "{\"n\": 1}", "[5]", "[]" }) {
-            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "JSON parse error"));
+        // An object or an array where a value belongs: refused naming the field.
+        for (String value : new String[] { "{\"n\": 1}", "{}" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be a whole number, but was an object"));
+            cases.add(post(tune, "{\"blockingTimeout\": " + value + "}", 400, "blockingTimeout must be a duration"));
         }
+        for (String value : new String[] { "[5]", "[]" }) {
+            cases.add(post(tune, "{\"capacity\": " + value + "}", 400, "capacity must be a whole number, but was an array"));
+            cases.add(post(tune, "{\"nonblocking\": " + value + "}", 400, "nonblocking must be true or false, but was an array"));
+        }
+        cases.add(post(tune, "{\"capacity\": 5, \"extra\": {\"a\": 1}}", 400, "extra is no option of a pool"));
+        // Other bad fields, alone or next to good ones: nothing changes.
+        cases.add(post(tune, "{\"capacity\": 5, \"maxBlockingTasks\": -1}", 400, "maxBlockingTasks must be 0"));
+        cases.add(post(tune, "{\"capacity\": 5, \"queueCapacity\": 0}", 400, "queueCapacity of pool 'mail' cannot change"));
+        cases.add(post(tune, "{\"capacity\": 5, \"queueCapacity\": 2147483647}", 400, "queueCapacity of pool 'mail' cannot change"));
+        cases.add(post(tune, "{\"queueCapacity\": -1}", 400, "queueCapacity must be 0 or more"));
+        cases.add(post(tune, "{\"expiry\": \"0s\"}", 400, "expiry must be a positive duration"));
+        cases.add(post(tune, "{\"expiry\": \"none\"}", 400, "expiry must be a positive duration"));
+        cases.add(post(tune, "{\"expiry\": \"soon\"}", 400, "expiry must be a duration"));
+        cases.add(post(tune, "{\"expiry\": \"5 minutes\"}", 400, "expiry must be a duration"));
+        cases.add(post(tune, "{\"blockingTimeout\": \"-1s\"}", 400, "blockingTimeout must not be negative"));
+        cases.add(post(tune, "{\"queueTimeout\": \"0ms\"}", 400, "queueTimeout must be positive"));
+        cases.add(post(tune, "{\"runTimeout\": \"\"}", 400, "runTimeout must be a duration"));
+        cases.add(post(tune, "{\"runTimeout\": true}", 400, "runTimeout must be a duration"));
+        cases.add(post(tune, "{\"disablePurge\": 1}", 400, "disablePurge must be true or false"));
+        cases.add(post(tune, "{\"nonblocking\": \"\"}", 400, "nonblocking must be true or false"));
+        cases.add(post(tune, "{\"maxBlockingTasks\": \"lots\"}", 400, "maxBlockingTasks must be a whole number"));
+        cases.add(post(tune, "{\"maxBlockingTasks\": 99999999999}", 400, "maxBlockingTasks must be at most 2147483647"));
+        cases.add(post(tune, "{\"preAlloc\": true, \"capacity\": 5}", 400, "preAlloc is fixed when the pool is built"));
+        cases.add(post(tune, "{\"virtualThreads\": true}", 400, "virtualThreads is fixed when the pool is built"));
         for (String body : new String[] { "{capacity", "[5]", "5", "\"abc\"", "{\"capacity\": 5,}" }) {
             cases.add(post(tune, body, 400, "JSON parse error"));
         }
