@@ -32,7 +32,7 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         TestHttp.Response response = http().get("/actuator/pools");
         assertThat(response.status()).isEqualTo(200);
         Set<String> names = new TreeSet<>(response.json().get("pools").propertyNames());
-        assertThat(names).contains("mail", "crawler", "etl", "reports");
+        assertThat(names).contains("mail", "crawler", "etl", "reports", "thumbnails");
         JsonNode mail = response.json().get("pools").get("mail");
         assertThat(mail.get("queueCapacity").asInt()).isEqualTo(40);
         assertThat(mail.get("config").get("maxBlockingTasks").asInt()).isEqualTo(4);
@@ -109,6 +109,10 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         assertThat(response.json().get("accepted").asInt()).isEqualTo(200);
         await().atMost(PATIENCE).untilAsserted(() ->
                 assertThat(http.get("/demo/thumbnails").json().get("completed").asLong() - before).isEqualTo(200));
+        // The FunctionPool is a bean the application builds: the endpoint and the meters find it too.
+        JsonNode pool = http.get("/actuator/pools/thumbnails").json();
+        assertThat(pool.get("completed").asLong()).isGreaterThanOrEqualTo(200);
+        assertThat(pool.get("config").get("queueCapacity").asInt()).isEqualTo(2_000);
     }
 
     @Test

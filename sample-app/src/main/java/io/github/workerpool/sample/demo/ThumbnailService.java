@@ -53,6 +53,11 @@ public class ThumbnailService implements DisposableBean {
         return accepted;
     }
 
+    /** The function pool, for the {@code thumbnails} bean that puts it on the dashboard. */
+    FunctionPool<Integer> pool() {
+        return this.pool;
+    }
+
     /** Returns the function pool's counts. */
     public PoolStats stats() {
         return this.pool.stats();
