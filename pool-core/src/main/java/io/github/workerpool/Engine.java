@@ -68,6 +68,12 @@ abstract class Engine {
     /** A worker's thread left the pool; under the pool's lock. */
     abstract void workerRemoved(Worker w);
 
+    /** Counts a new worker, not yet started, as one looking for queued work; under the pool's lock. */
+    abstract void startsSearching(Worker w);
+
+    /** The worker took a waiting caller's task instead of a queued one. */
+    abstract void tookWaiterTask(Worker w);
+
     /** The worker stops running tasks (it exits): gives up whatever the engine counted it for. */
     abstract void workerStopping(Worker w);
 

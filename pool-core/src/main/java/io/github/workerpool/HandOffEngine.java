@@ -176,6 +176,14 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
+    void startsSearching(Worker w) {
+    }
+
+    @Override
+    void tookWaiterTask(Worker w) {
+    }
+
+    @Override
     void workerStopping(Worker w) {
     }
 

@@ -341,25 +341,32 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     }
 
     /**
-     * Gives every sub-pool the options {@code change} makes of {@link #config()} (per pool, as
-     * {@link #tune} does), as {@link WorkerPool#reconfigure} does for one; to change one sub-pool,
-     * use {@code pool(i).reconfigure(...)}. The new options are checked against every sub-pool
-     * before any changes.
+     * Applies {@code change} to every sub-pool, as {@link WorkerPool#reconfigure} does for one
+     * (options are per pool, as for {@link #tune}): each sub-pool's own current options, under the
+     * multi-pool's name, go through {@code change}, so a change composes with concurrent ones as on
+     * a single pool. To change one sub-pool, use {@code pool(i).reconfigure(...)}. The change is
+     * checked against every sub-pool before any changes.
+     *
+     * @return the options of sub-pool 0 afterwards, under the multi-pool's name
      */
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
         Objects.requireNonNull(change, "change");
-        PoolConfig current = config();
-        PoolConfig next = change.apply(current);
-        current.checkLiveChange(next);
         for (WorkerPool p : pools) {
             PoolConfig own = p.config();
-            own.checkLiveChange(next.withName(own.name()));
+            own.checkLiveChange(apply(change, own));
         }
         for (WorkerPool p : pools) {
-            p.reconfigure(c -> next.withName(c.name()));
+            p.reconfigure(c -> apply(change, c));
         }
         return config();
+    }
+
+    /** The change applied to a sub-pool's options as if they were the multi-pool's. */
+    private PoolConfig apply(UnaryOperator<PoolConfig> change, PoolConfig own) {
+        PoolConfig next = change.apply(own.withName(name));
+        // A result under another name than the multi-pool's is left so, to be refused as a rename.
+        return next != null && name.equals(next.name()) ? next.withName(own.name()) : next;
     }
 
     /** Adds a listener to every sub-pool; it is told of this multi-pool. */

@@ -368,6 +368,17 @@ final class QueueEngine extends Engine {
     }
 
     @Override
+    void startsSearching(Worker w) {
+        w.searching = true; // published to the worker by its thread's start
+        searching.incrementAndGet();
+    }
+
+    @Override
+    void tookWaiterTask(Worker w) {
+        stopSearching(w);
+    }
+
+    @Override
     void workerStopping(Worker w) {
         stopSearching(w);
     }

@@ -23,7 +23,9 @@ final class Waiters {
      * The caller spins for the pool's spinnerNanos, then parks; a worker unparks it only if it
      * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). Its deadline
      * is its arrival plus the pool's live blockingTimeout, read afresh on every wake-up, so a
-     * reconfigured timeout applies to callers already waiting (reconfigure nudges them).
+     * reconfigured timeout applies to callers already waiting: reconfigure writes the timeout and
+     * then nudges the waiters it sees parked; a caller re-reads the timeout after it announces
+     * that it parks (Dekker again), so a change that lands just then is never missed.
      */
 
     static final int WAITING = 0;
@@ -148,7 +150,9 @@ final class Waiters {
                     break;
                 }
                 parked = true;
-                if (status == WAITING) {
+                // Re-read the timeout after announcing the park: reconfigure writes it first and
+                // then nudges the parked waiters, so either it sees `parked` or this sees its value.
+                if (status == WAITING && pool.blockingTimeoutNanos() == timeout) {
                     if (timeout >= 0) {
                         LockSupport.parkNanos(this, deadline - now);
                     } else {

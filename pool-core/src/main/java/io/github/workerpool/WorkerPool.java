@@ -123,6 +123,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
+    /** Most workers a growing capacity starts at once for queued tasks (see resizeLocked). */
+    static final int MAX_DRAINERS_AT_ONCE = Math.max(2, Runtime.getRuntime().availableProcessors());
+
     private static final System.Logger LOG = System.getLogger(WorkerPool.class.getName());
 
 
@@ -655,6 +658,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (waiters.count() > 0) {
                 Object t = takeWaiterTask();
                 if (t != null) {
+                    engine.tookWaiterTask(w);
                     return t;
                 }
             }
@@ -945,7 +949,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
             handOffAll(stopped, Worker.STOP);
             for (Worker w : toStart) {
-                start(w);
+                if (!start(w)) {
+                    engine.workerStopping(w); // gives back a searching count it never used
+                }
             }
             return next;
         }
@@ -977,14 +983,22 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             // New workers start without a task and take the waiting callers' tasks (then queued
             // ones) themselves once running: a thread that cannot be created or started then
             // leaves a caller waiting, instead of accepting its task and dropping it.
+            // One for each waiting caller, and for the queue only a few: each new worker that takes a
+            // task with more queued wakes or starts the next (QueueEngine's searchers), so a backlog
+            // brings workers up as fast as they find work, instead of a thread per queued task at once.
             int room = capacity < 0 ? Integer.MAX_VALUE : capacity - workerCount;
-            int wanted = waiters.count() + (state < STOP ? engine.queuedAtMost(room) : 0);
+            int queuedDrainers = Math.min(room, MAX_DRAINERS_AT_ONCE);
+            int wanted = waiters.count() + (state < STOP ? engine.queuedAtMost(queuedDrainers) : 0);
+            Worker drainer = null;
             for (; wanted > 0 && state < STOP && (capacity < 0 || workerCount < capacity); wanted--) {
-                Worker drainer = newWorkerLocked(null);
+                drainer = newWorkerLocked(null);
                 if (drainer == null) {
                     break;
                 }
                 toStart.add(drainer);
+            }
+            if (drainer != null && !engine.isEmpty()) {
+                engine.startsSearching(drainer); // the first of the chain that brings up the rest
             }
         } else {
             for (Worker w; workerCount > capacity && (w = idle.pollOldest()) != null; ) {

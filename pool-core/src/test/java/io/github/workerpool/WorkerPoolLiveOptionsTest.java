@@ -218,6 +218,24 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
         open(gate);
     }
 
+    @Test
+    void growingTheCapacity_bringsUpAWorkerForEveryQueuedLongTask() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(Integer.MAX_VALUE));
+        CountDownLatch gate = occupy(pool, 1);
+        CountDownLatch started = new CountDownLatch(40);
+        for (int i = 0; i < 40; i++) {
+            pool.execute(() -> {
+                started.countDown();
+                hold(gate);
+            });
+        }
+        pool.reconfigure(c -> c.withCapacity(41));
+        assertThat(started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+                .as("every queued task started once the capacity had room for it").isTrue();
+        assertThat(pool.running()).isEqualTo(41);
+        open(gate);
+    }
+
     // ---------------------------------------------------------------- timeouts
 
     @Test
