@@ -1,5 +1,6 @@
 package io.github.workerpool.pipeline;
 
+import io.github.workerpool.Pool;
 import io.github.workerpool.WorkerPool;
 
 import java.time.Duration;
@@ -97,6 +98,7 @@ public final class Pipeline implements AutoCloseable {
     private final String name;
     private final int[] limits;
     private final WorkerPool workers;
+    private final Pool pool;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -135,6 +137,7 @@ public final class Pipeline implements AutoCloseable {
         }
         this.workers = WorkerPool.builder().name(name).capacity((int) Math.min(Integer.MAX_VALUE, sum))
                 .expiry(Duration.ofSeconds(1)).build();
+        this.pool = new OwnedPool(workers, name);
     }
 
     /**
@@ -344,6 +347,16 @@ public final class Pipeline implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- figures
+
+    /**
+     * Returns the pool the batches run on, for watching it (its levels, {@code stats()}, listeners,
+     * a dashboard): its capacity is the sum of the stages' limits. Its size and lifecycle belong
+     * to the pipeline: {@code tune}, {@code reconfigure} and the lifecycle calls throw
+     * {@link IllegalStateException}; {@code purge} works.
+     */
+    public Pool pool() {
+        return pool;
+    }
 
     /** Returns the pipeline's name, used for its threads. */
     public String name() {
