@@ -24,7 +24,6 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.task.AsyncTaskExecutor;
-import org.springframework.core.task.TaskDecorator;
 
 /**
  * A pool made from {@code pools.instances.<name>}: one object that is a {@link Pool}, an
@@ -50,19 +49,9 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
 
     private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
 
-    private SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
+    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
-    }
-
-    /** Builds the pool described by the settings, applying the given decorator to every task. */
-    static SpringPool create(PoolSettings settings, TaskDecorator decorator) {
-        String name = settings.name();
-        WorkerPool pool = settings.builder()
-            .panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
-            .taskDecorator(new PoolTaskDecorator(name, decorator))
-            .build();
-        return new SpringPool(pool, settings.awaitTerminationPeriod());
     }
 
     /** The pool that runs the tasks. */
