@@ -16,7 +16,9 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
 /**
  * Makes the pool beans of {@code pools.instances}: {@link PoolsRegistrar} registers one bean
  * definition per pool that names this bean's {@link #create(String)} and the pool's name, and
- * nothing else.
+ * nothing else. A pool's builder gets, in this order: the pool's properties, a panic handler
+ * that logs with the pool's name, the {@code TaskDecorator} beans, then every
+ * {@link WorkerPoolBuilderCustomizer} bean in order.
  */
 final class SpringPoolFactory implements BeanClassLoaderAware {
 
@@ -38,15 +40,19 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
 
     private final ObjectProvider<TaskDecorator> taskDecorators;
 
+    private final ObjectProvider<WorkerPoolBuilderCustomizer> customizers;
+
     private ClassLoader classLoader = SpringPoolFactory.class.getClassLoader();
 
     private PoolsProperties properties;
 
     private TaskDecorator taskDecorator;
 
-    SpringPoolFactory(Environment environment, ObjectProvider<TaskDecorator> taskDecorators) {
+    SpringPoolFactory(Environment environment, ObjectProvider<TaskDecorator> taskDecorators,
+            ObjectProvider<WorkerPoolBuilderCustomizer> customizers) {
         this.environment = environment;
         this.taskDecorators = taskDecorators;
+        this.customizers = customizers;
     }
 
     @Override
@@ -66,6 +72,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
         WorkerPool.Builder builder = settings.builder()
             .panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
             .taskDecorator(new PoolTaskDecorator(name, taskDecorator()));
+        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
         return new SpringPool(builder.build(), settings.awaitTerminationPeriod());
     }
 

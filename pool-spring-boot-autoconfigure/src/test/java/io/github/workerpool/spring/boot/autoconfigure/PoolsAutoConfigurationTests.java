@@ -184,6 +184,54 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void workerPoolBuilderCustomizersAreAppliedInOrderToEveryPool() {
+        this.runner.withUserConfiguration(CustomizerConfiguration.class).run((context) -> {
+            CustomizerConfiguration customizers = context.getBean(CustomizerConfiguration.class);
+            assertThat(customizers.calls).containsExactlyInAnyOrder("first:mail", "second:mail", "first:crawler",
+                    "second:crawler");
+            assertThat(customizers.calls.stream().filter((call) -> call.endsWith(":mail")))
+                .containsExactly("first:mail", "second:mail");
+            for (String name : new String[] { "mail", "crawler" }) {
+                String thread = context.getBean(name, SpringPool.class)
+                    .submit(() -> Thread.currentThread().getName())
+                    .get(10, TimeUnit.SECONDS);
+                assertThat(thread).isEqualTo("second-" + name);
+            }
+        });
+    }
+
+    @Test
+    void workerPoolBuilderCustomizerWinsOverPropertiesAndTheStartersPanicHandler(CapturedOutput output) {
+        CompletableFuture<Throwable> panic = new CompletableFuture<>();
+        WorkerPoolBuilderCustomizer customizer = (name, builder) -> {
+            if (name.equals("mail")) {
+                builder.capacity(9).panicHandler(panic::complete);
+            }
+        };
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> customizer).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.capacity()).isEqualTo(9);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
+            mail.execute(() -> {
+                throw new IllegalStateException("boom for the customizer");
+            });
+            assertThat(panic.get(10, TimeUnit.SECONDS)).hasMessage("boom for the customizer");
+            assertThat(output).doesNotContain("Task on pool 'mail' threw");
+        });
+    }
+
+    @Test
+    void workerPoolBuilderCustomizerLeavesApplicationBuiltPoolsAlone() {
+        java.util.List<String> customized = new java.util.concurrent.CopyOnWriteArrayList<>();
+        this.runner.withUserConfiguration(UserMailPoolConfiguration.class)
+            .withBean(WorkerPoolBuilderCustomizer.class, () -> (name, builder) -> customized.add(name))
+            .run((context) -> {
+                assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);
+                assertThat(customized).containsExactly("crawler");
+            });
+    }
+
+    @Test
     void contextCloseWaitsForRunningTasksWithinAwaitPeriod() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
@@ -566,6 +614,31 @@ class PoolsAutoConfigurationTests {
                 finally {
                     VALUE.set(before);
                 }
+            };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CustomizerConfiguration {
+
+        final java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Bean
+        @org.springframework.core.annotation.Order(2)
+        WorkerPoolBuilderCustomizer second() {
+            return (name, builder) -> {
+                this.calls.add("second:" + name);
+                builder.threadFactory((task) -> new Thread(task, "second-" + name));
+            };
+        }
+
+        @Bean
+        @org.springframework.core.annotation.Order(1)
+        WorkerPoolBuilderCustomizer first() {
+            return (name, builder) -> {
+                this.calls.add("first:" + name);
+                builder.threadFactory((task) -> new Thread(task, "first-" + name));
             };
         }
 
