@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.thread.Threading;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.CompositeTaskDecorator;
@@ -19,6 +20,10 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * nothing else. A pool's builder gets, in this order: the pool's properties, a panic handler
  * that logs with the pool's name, the {@code TaskDecorator} beans, then every
  * {@link WorkerPoolBuilderCustomizer} bean in order.
+ *
+ * <p>{@code spring.threads.virtual.enabled=true} makes virtual workers the default of the pools
+ * that set {@code virtual-threads} neither themselves nor in {@code pools.defaults}, when the JVM
+ * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
 final class SpringPoolFactory implements BeanClassLoaderAware {
 
@@ -34,6 +39,8 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
     /** The bean name under which {@link PoolsRegistrar} registers this factory. */
     static final String BEAN_NAME = "io.github.workerpool.spring.boot.autoconfigure.SpringPoolFactory";
 
+    private static final String VIRTUAL_THREADS_ENABLED = "spring.threads.virtual.enabled";
+
     private static final Log logger = LogFactory.getLog(SpringPoolFactory.class);
 
     private final Environment environment;
@@ -47,6 +54,8 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
     private PoolsProperties properties;
 
     private TaskDecorator taskDecorator;
+
+    private boolean virtualThreadsUnavailableLogged;
 
     SpringPoolFactory(Environment environment, ObjectProvider<TaskDecorator> taskDecorators,
             ObjectProvider<WorkerPoolBuilderCustomizer> customizers) {
@@ -68,12 +77,60 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
      */
     SpringPool create(String name) {
         PoolsProperties properties = properties();
-        PoolSettings settings = new PoolSettings(name, properties.getInstances().get(name), properties.getDefaults());
-        WorkerPool.Builder builder = settings.builder()
-            .panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
+        PoolsProperties.Pool instance = properties.getInstances().get(name);
+        PoolSettings settings = new PoolSettings(name, instance, properties.getDefaults());
+        WorkerPool.Builder builder = settings.builder();
+        boolean virtualByDefault = leavesVirtualThreadsUnset(instance, properties.getDefaults())
+                && virtualThreadsByDefault(name);
+        if (virtualByDefault) {
+            builder.virtualThreads(true);
+        }
+        builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
             .taskDecorator(new PoolTaskDecorator(name, taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
-        return new SpringPool(builder.build(), settings.awaitTerminationPeriod());
+        return new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
+    }
+
+    /**
+     * Builds the pool. Virtual threads by default and a thread factory set by a customizer
+     * contradict each other; the thread factory, which the application asked for, wins.
+     */
+    private static WorkerPool build(WorkerPool.Builder builder, boolean virtualByDefault) {
+        if (!virtualByDefault) {
+            return builder.build();
+        }
+        try {
+            return builder.build();
+        }
+        catch (IllegalArgumentException ex) {
+            // A thread factory is the one option that conflicts with virtual threads and that the
+            // properties cannot set. If something else is wrong, this build reports it.
+            return builder.virtualThreads(false).build();
+        }
+    }
+
+    private static boolean leavesVirtualThreadsUnset(PoolsProperties.Pool instance, PoolsProperties.Pool defaults) {
+        return (instance == null || instance.getVirtualThreads() == null) && defaults.getVirtualThreads() == null;
+    }
+
+    /**
+     * Whether a pool that leaves {@code virtual-threads} unset gets virtual workers: when
+     * {@code spring.threads.virtual.enabled} is true and the JVM has virtual threads, exactly when
+     * Spring Boot's own executors and web servers use them. On Java 17 the property is a wish
+     * Spring Boot does not fail on either, so the pools keep platform threads and say so once.
+     */
+    private synchronized boolean virtualThreadsByDefault(String name) {
+        if (Threading.VIRTUAL.isActive(this.environment)) {
+            return true;
+        }
+        if (!this.virtualThreadsUnavailableLogged
+                && this.environment.getProperty(VIRTUAL_THREADS_ENABLED, Boolean.class, false)) {
+            this.virtualThreadsUnavailableLogged = true;
+            logger.info(VIRTUAL_THREADS_ENABLED + " is true, but virtual threads need Java 21 or later and this JVM is "
+                    + "Java " + Runtime.version().feature() + ": pool '" + name + "' and every other pool that does not "
+                    + "set virtual-threads keep platform threads");
+        }
+        return false;
     }
 
     private synchronized PoolsProperties properties() {

@@ -516,6 +516,66 @@ class PoolsAutoConfigurationTests {
         });
     }
 
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void springThreadsVirtualEnabledMakesVirtualWorkersTheDefaultOfPoolsThatDoNotSetIt() {
+        this.runner
+            .withPropertyValues("spring.threads.virtual.enabled=true", "pools.instances.crawler.virtual-threads=false")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).contains("VirtualThread");
+                assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isTrue();
+                assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualThreadsInPoolsDefaultsWinOverSpringThreadsVirtualEnabled() {
+        this.runner.withPropertyValues("spring.threads.virtual.enabled=true", "pools.defaults.virtual-threads=false")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+                assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void customizersThreadFactoryWinsOverSpringThreadsVirtualEnabled() {
+        this.runner.withUserConfiguration(CustomizerConfiguration.class)
+            .withPropertyValues("spring.threads.virtual.enabled=true")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).contains("second-mail").doesNotContain("VirtualThread");
+                assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isFalse();
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void springThreadsVirtualEnabledOnJava17KeepsPlatformThreadsAndSaysSoOnce(CapturedOutput output) {
+        this.runner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+            assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            assertThat(output.getOut().split("virtual threads need Java 21 or later", -1)).hasSize(2);
+            assertThat(output).contains("spring.threads.virtual.enabled is true",
+                    "every other pool that does not set virtual-threads keep platform threads");
+        });
+    }
+
+    @Test
+    void springThreadsVirtualEnabledFalseSaysNothing(CapturedOutput output) {
+        this.runner.run((context) -> {
+            assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+            assertThat(output).doesNotContain("virtual threads need Java 21");
+        });
+    }
+
+    private static String threadOf(AssertableApplicationContext context, String pool) throws Exception {
+        return context.getBean(pool, SpringPool.class)
+            .submit(() -> Thread.currentThread().toString())
+            .get(10, TimeUnit.SECONDS);
+    }
+
     static FailureAnalysis analyze(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         FailureAnalysis analysis = new PoolConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
