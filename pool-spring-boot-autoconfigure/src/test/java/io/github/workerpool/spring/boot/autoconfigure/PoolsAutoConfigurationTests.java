@@ -1,7 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -317,6 +321,98 @@ class PoolsAutoConfigurationTests {
         assertThat(queued).allMatch(java.util.concurrent.Future::isCancelled);
         assertThat(pool[0].stats().cancelled()).isEqualTo(3);
         assertThat(output).contains("Pool 'mail' did not finish").contains("3 queued task(s) never ran");
+    }
+
+    @Test
+    void poolsStopInParallelWithinTheShutdownPhaseTimeout() throws Exception {
+        // Each pool has a task that takes 1 s once its own pool begins to stop: stopped one after
+        // the other the three would take 3 s, stopped together 1 s.
+        List<String> names = List.of("mail", "crawler", "reports");
+        Map<String, CompletableFuture<Boolean>> finished = new ConcurrentHashMap<>();
+        long[] closeBegan = new long[1];
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.reports.capacity=1",
+                    "pools.defaults.shutdown.await-termination-period=20s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=20s")
+            .run((context) -> {
+                for (String name : names) {
+                    SpringPool pool = context.getBean(name, SpringPool.class);
+                    CompletableFuture<Boolean> done = new CompletableFuture<>();
+                    finished.put(name, done);
+                    CountDownLatch started = new CountDownLatch(1);
+                    pool.execute(() -> {
+                        started.countDown();
+                        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(pool::isShutdown);
+                        try {
+                            Thread.sleep(1000); // the task's last second of work
+                            done.complete(true);
+                        }
+                        catch (InterruptedException ex) {
+                            done.complete(false);
+                        }
+                    });
+                    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                }
+                closeBegan[0] = System.nanoTime();
+            });
+        Duration close = Duration.ofNanos(System.nanoTime() - closeBegan[0]);
+        for (String name : names) {
+            assertThat(finished.get(name)).as("task of %s", name).isCompletedWithValue(true);
+        }
+        assertThat(close).isGreaterThanOrEqualTo(Duration.ofSeconds(1)).isLessThan(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void poolStillDrainingWhenTheShutdownPhaseEndsIsInterruptedAndReported(CapturedOutput output) throws Exception {
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        long[] closeBegan = new long[1];
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.shutdown.await-termination-period=60s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=300ms")
+            .run((context) -> {
+                CountDownLatch started = new CountDownLatch(1);
+                context.getBean("mail", SpringPool.class).execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+                        interrupted.complete(false);
+                    }
+                    catch (InterruptedException ex) {
+                        interrupted.complete(true);
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                closeBegan[0] = System.nanoTime();
+            });
+        Duration close = Duration.ofNanos(System.nanoTime() - closeBegan[0]);
+        assertThat(interrupted.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(close).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(30));
+        assertThat(output).contains("Pool 'mail' did not finish within its shutdown phase",
+                "spring.lifecycle.timeout-per-shutdown-phase", "interrupted 1 running task(s)");
+    }
+
+    @Test
+    void beansOfAnEarlierShutdownPhaseCanStillSubmitToThePools() {
+        this.runner.withUserConfiguration(SubmitOnStopConfiguration.class).run((context) -> {
+            SubmitOnStopConfiguration submitter = context.getBean(SubmitOnStopConfiguration.class);
+            submitter.pool = context.getBean("mail", SpringPool.class);
+        });
+        // The submitter stopped (phase 0) before the pools (phase -1024): its task was taken and ran.
+        assertThat(SubmitOnStopConfiguration.ran).isCompletedWithValue("mail");
+    }
+
+    @Test
+    void contextStopReleasesThePoolsAndStartReopensThem() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.isRunning()).isTrue();
+            context.stop();
+            assertThat(mail.isShutdown()).isTrue();
+            assertThat(mail.isRunning()).isFalse();
+            context.start();
+            assertThat(mail.isShutdown()).isFalse();
+            assertThat(mail.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+        });
     }
 
     @Test
@@ -700,6 +796,39 @@ class PoolsAutoConfigurationTests {
                 this.calls.add("first:" + name);
                 builder.threadFactory((task) -> new Thread(task, "first-" + name));
             };
+        }
+
+    }
+
+    /** A lifecycle bean of phase 0, as plain Lifecycle beans are, that hands the pool one more task when it stops. */
+    @Configuration(proxyBeanMethods = false)
+    static class SubmitOnStopConfiguration implements org.springframework.context.SmartLifecycle {
+
+        static final CompletableFuture<String> ran = new CompletableFuture<>();
+
+        volatile SpringPool pool;
+
+        private volatile boolean running;
+
+        @Override
+        public void start() {
+            this.running = true;
+        }
+
+        @Override
+        public void stop() {
+            this.running = false;
+            this.pool.execute(() -> ran.complete(PoolTaskDecorator.currentPool()));
+        }
+
+        @Override
+        public boolean isRunning() {
+            return this.running;
+        }
+
+        @Override
+        public int getPhase() {
+            return 0;
         }
 
     }
