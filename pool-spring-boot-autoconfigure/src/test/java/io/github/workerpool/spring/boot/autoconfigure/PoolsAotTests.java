@@ -6,7 +6,11 @@ import java.util.function.Consumer;
 import io.github.workerpool.Pool;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.ReflectionHintsPredicates;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.test.generate.TestGenerationContext;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -19,8 +23,8 @@ import org.springframework.javapoet.ClassName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Ahead-of-time processing of the starter: the code it writes compiles, and the context it
- * initializes makes the pools. Runs in a forked class loader so that the generated code, in this
+ * Ahead-of-time processing of the starter: the code it writes compiles, the context it
+ * initializes makes the pools, and the endpoint's answers have their reflection hints. Runs in a forked class loader so that the generated code, in this
  * package, can reach the package-private classes it calls.
  */
 @CompileWithForkedClassLoader
@@ -57,6 +61,39 @@ class PoolsAotTests {
                 throw new AssertionError(ex);
             }
         });
+    }
+
+    @Test
+    void endpointAnswersHaveReflectionHintsForJsonBinding() {
+        RuntimeHints hints = new RuntimeHints();
+        new PoolsEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
+        assertBindingHints(hints);
+    }
+
+    @Test
+    void endpointAutoConfigurationImportsTheHintsWhenProcessedAheadOfTime() {
+        AnnotationConfigApplicationContext build = new AnnotationConfigApplicationContext();
+        TestPropertyValues.of("pools.instances.mail.capacity=2", "management.endpoints.web.exposure.include=pools")
+            .applyTo(build);
+        build.register(PoolsAutoConfiguration.class, EndpointAutoConfiguration.class,
+                PoolsEndpointAutoConfiguration.class);
+        TestGenerationContext generationContext = new TestGenerationContext();
+        new ApplicationContextAotGenerator().processAheadOfTime(build, generationContext);
+        assertBindingHints(generationContext.getRuntimeHints());
+    }
+
+    private static void assertBindingHints(RuntimeHints hints) {
+        ReflectionHintsPredicates reflection = RuntimeHintsPredicates.reflection();
+        assertThat(reflection.onType(PoolsEndpoint.PoolsDescriptor.class)).accepts(hints);
+        assertThat(reflection.onMethodInvocation(PoolsEndpoint.PoolsDescriptor.class, "pools")).accepts(hints);
+        assertThat(reflection.onType(PoolsEndpoint.PoolDescriptor.class)).accepts(hints);
+        for (String accessor : new String[] { "name", "capacity", "queueCapacity", "cancelled", "closed", "config" }) {
+            assertThat(reflection.onMethodInvocation(PoolsEndpoint.PoolDescriptor.class, accessor)).as(accessor)
+                .accepts(hints);
+        }
+        assertThat(reflection.onType(PoolsEndpoint.PurgeDescriptor.class)).accepts(hints);
+        assertThat(reflection.onMethodInvocation(PoolsEndpoint.PurgeDescriptor.class, "purged")).accepts(hints);
+        assertThat(reflection.onMethodInvocation(PoolsEndpoint.PurgeDescriptor.class, "pool")).accepts(hints);
     }
 
     /**
