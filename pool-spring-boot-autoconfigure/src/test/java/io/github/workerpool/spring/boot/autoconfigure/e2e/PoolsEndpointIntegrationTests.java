@@ -129,11 +129,12 @@ class PoolsEndpointIntegrationTests {
         this.mailExecutor.submit(() -> { }).get(10, TimeUnit.SECONDS);
         for (String name : new String[] { "executor.pool.max", "executor.pool.size", "executor.active",
                 "executor.queued", "executor.queue.remaining", "executor.completed", "pool.waiting", "pool.idle",
-                "pool.tasks.rejected", "pool.tasks.failed", "pool.task.wait", "pool.task.duration" }) {
+                "pool.tasks.rejected", "pool.tasks.failed", "pool.tasks.cancelled", "pool.tasks.queue.timeout",
+                "pool.tasks.run.timeout", "executor", "executor.idle" }) {
             HttpJson.Response response = this.http.get("/actuator/metrics/" + name + "?tag=name:mail");
             assertThat(response.status()).as(name).isEqualTo(200);
         }
-        assertThat(this.http.get("/actuator/metrics/pool.task.duration?tag=name:mail").body()).contains("\"COUNT\"");
+        assertThat(this.http.get("/actuator/metrics/executor?tag=name:mail").body()).contains("\"COUNT\"");
         await().atMost(Duration.ofSeconds(10)).until(() -> meter("executor.completed", "mail") >= 1.0);
     }
 
