@@ -57,6 +57,10 @@ class GrafanaDashboardTests extends SampleAppTestSupport {
                     .containsPattern("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"mail\"");
         }
         assertThat(queried).contains("executor_pool_max_threads", "executor_active_threads", "pool_waiting_threads",
-                "pool_idle_threads", "executor_queued_tasks", "pool_tasks_rejected_tasks_total");
+                "pool_idle_threads", "executor_queued_tasks", "pool_tasks_rejected_tasks_total",
+                "executor_seconds_count", "executor_idle_seconds_max", "pool_tasks_queue_timeout_tasks_total",
+                "pool_tasks_run_timeout_tasks_total");
+        assertThat(scrape).as("the timers go by Micrometer's TimedExecutorService names only")
+                .doesNotContain("pool_task_wait").doesNotContain("pool_task_duration");
     }
 }

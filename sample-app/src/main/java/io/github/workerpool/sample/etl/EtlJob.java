@@ -39,9 +39,11 @@ public class EtlJob implements DisposableBean {
      * dies or is shut down mid-job; that is what makes the next start resume on its own. Only a
      * stop from the user (or the end, or a failure) writes another state.
      *
-     * Shutdown: destroy() cancels the pipeline, so every batch stops at its next stage boundary
-     * in batch order (running steps finish), then waits for the driver. This bean depends on the
-     * etl pool and the DataSource, so Spring destroys it before them.
+     * Shutdown: shutDown() cancels the pipeline, so every batch stops at its next stage boundary
+     * in batch order (running steps finish), then waits for the driver. EtlJobLifecycle calls it
+     * when the context closes, in a lifecycle phase before the pools', which stop taking tasks in
+     * theirs: the running steps can still hand the etl pool their NLP calls. destroy() calls it
+     * again, which does nothing more by then.
      */
 
     private static final Logger logger = LoggerFactory.getLogger(EtlJob.class);
@@ -300,9 +302,18 @@ public class EtlJob implements DisposableBean {
         };
     }
 
-    /** Cancels the pipeline (batches stop at their next stage boundary) and waits for the driver. */
+    /** Calls {@link #shutDown()}: Spring destroys this bean before the pool and the DataSource it uses. */
     @Override
     public void destroy() throws InterruptedException {
+        shutDown();
+    }
+
+    /**
+     * Cancels the pipeline (batches stop at their next stage boundary) and waits for the driver;
+     * the job's recorded state stays RUNNING, so the next start resumes it.
+     * @throws InterruptedException if interrupted while waiting for the driver
+     */
+    void shutDown() throws InterruptedException {
         Thread thread;
         synchronized (this.lock) {
             this.shuttingDown = true;

@@ -1,14 +1,17 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
-import io.github.workerpool.PoolStats;
 import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
+import io.github.workerpool.PoolStats;
 import io.github.workerpool.PoolListener;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -27,9 +30,10 @@ import org.springframework.beans.factory.config.DestructionAwareBeanPostProcesso
 
 /**
  * Binds the meters of every worker pool bean, tagged {@code name}: the
- * {@code ExecutorServiceMetrics} names where a meter means the same ({@code executor.*}), and
- * {@code pool.*} for the ants figures. Pools created after binding are bound when they are made;
- * a pool's meters are removed when its bean is destroyed.
+ * {@code ExecutorServiceMetrics} names where a meter means the same ({@code executor.*}), the
+ * {@code TimedExecutorService} timers {@code executor} (run time) and {@code executor.idle}
+ * (submit to start), and {@code pool.*} for the ants figures. Pools created after binding are
+ * bound when they are made; a pool's meters are removed when its bean is destroyed.
  */
 class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor, BeanFactoryAware {
 
@@ -37,14 +41,42 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
      * This is a bean post-processor so that it sees pools come and go: bindTo() binds the pools
      * that exist when a registry is ready, postProcessAfterInitialization() binds any made later,
      * and postProcessBeforeDestruction() removes a pool's meters (and stops its timers) before the
-     * pool shuts down. bound maps each pool (by identity) to its meters in every registry.
+     * pool shuts down. bound maps each pool (by identity) to its snapshot and its meters in every
+     * registry; it also keeps the snapshot alive, which the meters hold only weakly.
+     *
+     * Cost of a scrape. Every gauge and counter reads one figure of the pool's stats(), and
+     * stats() is not free: it takes the pool's lock and sums the counts of every worker. Calling
+     * it once per meter would cost a scrape 13 such reads per pool. So the meters of a pool read a
+     * Snapshot that calls stats() (and config(), for the queue's capacity) at most once per
+     * SNAPSHOT_LIFETIME, shared by every meter and every registry: a scrape, which reads all the
+     * meters within a few milliseconds, reads each pool once, and the figures it reports for a
+     * pool come from one read, so they agree with each other. A meter read on its own
+     * (/actuator/metrics/...) is at most SNAPSHOT_LIFETIME old. The timers cost nothing on a
+     * scrape: the pool's listener records them as tasks start and end.
      */
+
+    /** How long one read of a pool's stats() serves its meters. */
+    static final Duration SNAPSHOT_LIFETIME = Duration.ofMillis(100);
 
     private final List<MeterRegistry> registries = new ArrayList<>();
 
-    private final Map<Pool, List<Registered>> bound = new IdentityHashMap<>();
+    private final Map<Pool, Bound> bound = new IdentityHashMap<>();
+
+    private final LongSupplier nanoClock;
+
+    private final long snapshotLifetimeNanos;
 
     private ListableBeanFactory beanFactory;
+
+    PoolsMeterBinder() {
+        this(System::nanoTime, SNAPSHOT_LIFETIME);
+    }
+
+    /** With a clock of its own, for tests. */
+    PoolsMeterBinder(LongSupplier nanoClock, Duration snapshotLifetime) {
+        this.nanoClock = nanoClock;
+        this.snapshotLifetimeNanos = snapshotLifetime.toNanos();
+    }
 
     @Override
     public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
@@ -88,85 +120,144 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     /** Removes every meter of the pool from every registry. */
     synchronized void unbind(Pool pool) {
-        List<Registered> registered = this.bound.remove(pool);
-        if (registered == null) {
+        Bound removed = this.bound.remove(pool);
+        if (removed == null) {
             return;
         }
-        for (Registered r : registered) {
+        for (Registered r : removed.registered) {
             pool.removeListener(r.timers);
             r.meters.forEach(r.registry::remove);
         }
     }
 
     private synchronized void bind(Pool pool, MeterRegistry registry) {
-        List<Registered> registered = this.bound.computeIfAbsent(pool, (p) -> new ArrayList<>());
-        if (registered.stream().anyMatch((r) -> r.registry == registry)) {
+        Bound poolBound = this.bound.computeIfAbsent(pool,
+                (p) -> new Bound(new Snapshot(p, this.nanoClock, this.snapshotLifetimeNanos), new ArrayList<>()));
+        if (poolBound.registered.stream().anyMatch((r) -> r.registry == registry)) {
             return;
         }
+        Snapshot snapshot = poolBound.snapshot;
         Tags tags = Tags.of("name", pool.name());
         List<Meter> meters = new ArrayList<>();
-        meters.add(gauge(registry, "executor.pool.max", pool, Pool::capacity, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.pool.max", snapshot, PoolStats::capacity, tags, BaseUnits.THREADS,
                 "The maximum allowed number of threads in the pool; -1 when unbounded"));
-        meters.add(gauge(registry, "executor.pool.size", pool, (p) -> p.running() + p.idle(), tags,
-                BaseUnits.THREADS, "The current number of threads in the pool"));
-        meters.add(gauge(registry, "executor.active", pool, Pool::running, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.pool.size", snapshot, PoolStats::workers, tags, BaseUnits.THREADS,
+                "The current number of threads in the pool"));
+        meters.add(gauge(registry, "executor.active", snapshot, PoolStats::running, tags, BaseUnits.THREADS,
                 "The approximate number of threads that are actively executing tasks"));
-        meters.add(gauge(registry, "executor.queued", pool, Pool::queued, tags, BaseUnits.TASKS,
+        meters.add(gauge(registry, "executor.queued", snapshot, PoolStats::queued, tags, BaseUnits.TASKS,
                 "The approximate number of tasks that are queued for execution"));
-        meters.add(gauge(registry, "executor.queue.remaining", pool,
-                (p) -> Math.max(0, p.config().queueCapacity() - p.queued()), tags, BaseUnits.TASKS,
-                "The number of additional elements that this queue can ideally accept without blocking"));
-        meters.add(gauge(registry, "pool.waiting", pool, Pool::waiting, tags, BaseUnits.THREADS,
+        meters.add(Gauge.builder("executor.queue.remaining", snapshot, Snapshot::queueRemaining)
+            .tags(tags)
+            .baseUnit(BaseUnits.TASKS)
+            .description("The number of additional elements that this queue can ideally accept without blocking")
+            .register(registry));
+        meters.add(gauge(registry, "pool.waiting", snapshot, PoolStats::waiting, tags, BaseUnits.THREADS,
                 "The number of callers blocked in submit waiting for a free worker"));
-        meters.add(gauge(registry, "pool.idle", pool, Pool::idle, tags, BaseUnits.THREADS,
+        meters.add(gauge(registry, "pool.idle", snapshot, PoolStats::idle, tags, BaseUnits.THREADS,
                 "The number of live workers waiting for work"));
-        meters.add(counter(registry, "executor.completed", pool, PoolStats::completed, tags,
+        meters.add(counter(registry, "executor.completed", snapshot, PoolStats::completed, tags,
                 "The approximate total number of tasks that have completed execution"));
-        meters.add(counter(registry, "pool.tasks.failed", pool, PoolStats::failed, tags,
+        meters.add(counter(registry, "pool.tasks.failed", snapshot, PoolStats::failed, tags,
                 "The total number of tasks that ended by throwing"));
-        meters.add(counter(registry, "pool.tasks.rejected", pool, PoolStats::rejected, tags,
+        meters.add(counter(registry, "pool.tasks.rejected", snapshot, PoolStats::rejected, tags,
                 "The total number of tasks the pool refused"));
-        meters.add(counter(registry, "pool.tasks.cancelled", pool, PoolStats::cancelled, tags,
+        meters.add(counter(registry, "pool.tasks.cancelled", snapshot, PoolStats::cancelled, tags,
                 "The total number of accepted tasks that never ran"));
-        Timer wait = Timer.builder("pool.task.wait")
+        meters.add(counter(registry, "pool.tasks.queue.timeout", snapshot, PoolStats::queueTimeouts, tags,
+                "The total number of tasks that started later than the pool's queue timeout after their submission"));
+        meters.add(counter(registry, "pool.tasks.run.timeout", snapshot, PoolStats::runTimeouts, tags,
+                "The total number of tasks that ran longer than the pool's run timeout"));
+        // The names, tags and (registry-chosen) base unit of Micrometer's TimedExecutorService, which
+        // registers them without a description; one is added here, it is not part of a meter's identity.
+        Timer run = Timer.builder("executor")
             .tags(tags)
-            .description("Time from a task's submission to its start")
+            .description("Time tasks took to run")
             .register(registry);
-        Timer duration = Timer.builder("pool.task.duration")
+        Timer idle = Timer.builder("executor.idle")
             .tags(tags)
-            .description("Time a task ran")
+            .description("Time tasks waited from their submission to their start")
             .register(registry);
-        meters.add(wait);
-        meters.add(duration);
+        meters.add(run);
+        meters.add(idle);
         PoolListener timers = new PoolListener() {
 
             @Override
             public void taskStarted(Pool p, long queuedNanos) {
-                wait.record(queuedNanos, TimeUnit.NANOSECONDS);
+                idle.record(queuedNanos, TimeUnit.NANOSECONDS);
             }
 
             @Override
             public void taskEnded(Pool p, long runNanos, Throwable failure) {
-                duration.record(runNanos, TimeUnit.NANOSECONDS);
+                run.record(runNanos, TimeUnit.NANOSECONDS);
             }
 
         };
         pool.addListener(timers);
-        registered.add(new Registered(registry, meters, timers));
+        poolBound.registered.add(new Registered(registry, meters, timers));
     }
 
-    private static Gauge gauge(MeterRegistry registry, String name, Pool pool, ToDoubleFunction<Pool> f,
+    private static Gauge gauge(MeterRegistry registry, String name, Snapshot snapshot, ToDoubleFunction<PoolStats> f,
             Tags tags, String unit, String description) {
-        return Gauge.builder(name, pool, f).tags(tags).baseUnit(unit).description(description).register(registry);
+        return Gauge.builder(name, snapshot, (s) -> f.applyAsDouble(s.stats()))
+            .tags(tags)
+            .baseUnit(unit)
+            .description(description)
+            .register(registry);
     }
 
-    private static FunctionCounter counter(MeterRegistry registry, String name, Pool pool,
+    private static FunctionCounter counter(MeterRegistry registry, String name, Snapshot snapshot,
             ToDoubleFunction<PoolStats> f, Tags tags, String description) {
-        return FunctionCounter.builder(name, pool, (p) -> f.applyAsDouble(p.stats()))
+        return FunctionCounter.builder(name, snapshot, (s) -> f.applyAsDouble(s.stats()))
             .tags(tags)
             .baseUnit(BaseUnits.TASKS)
             .description(description)
             .register(registry);
+    }
+
+    /** A pool's stats() and config(), read at most once per lifetime however many meters ask. */
+    static final class Snapshot {
+
+        private final Pool pool;
+
+        private final LongSupplier nanoClock;
+
+        private final long lifetimeNanos;
+
+        private PoolStats stats;
+
+        private PoolConfig config;
+
+        private long readAt;
+
+        Snapshot(Pool pool, LongSupplier nanoClock, long lifetimeNanos) {
+            this.pool = pool;
+            this.nanoClock = nanoClock;
+            this.lifetimeNanos = lifetimeNanos;
+        }
+
+        synchronized PoolStats stats() {
+            refresh();
+            return this.stats;
+        }
+
+        synchronized double queueRemaining() {
+            refresh();
+            return Math.max(0, this.config.queueCapacity() - this.stats.queued());
+        }
+
+        private void refresh() {
+            long now = this.nanoClock.getAsLong();
+            if (this.stats == null || now - this.readAt >= this.lifetimeNanos) {
+                this.stats = this.pool.stats();
+                this.config = this.pool.config();
+                this.readAt = now;
+            }
+        }
+
+    }
+
+    private record Bound(Snapshot snapshot, List<Registered> registered) {
     }
 
     private record Registered(MeterRegistry registry, List<Meter> meters, PoolListener timers) {

@@ -6,19 +6,15 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanClassLoaderAware;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
-import org.springframework.core.task.TaskDecorator;
-import org.springframework.core.task.support.CompositeTaskDecorator;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.ClassUtils;
 
@@ -26,7 +22,7 @@ import org.springframework.util.ClassUtils;
  * Registers one bean per entry of {@code pools.instances}, named after it, and checks the whole
  * {@code pools} configuration before any bean is created.
  */
-class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, BeanClassLoaderAware {
+class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanClassLoaderAware {
 
     /*
      * The pool beans are not default candidates: Spring Boot creates its applicationTaskExecutor
@@ -35,6 +31,10 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
      * A non-default candidate is still injected where it is asked for by name: @Async("mail"),
      * @Qualifier("mail") WorkerPool or TaskExecutor, and the qualifier added here makes the name
      * an explicit qualifier too.
+     *
+     * Each definition is the factory method SpringPoolFactory.create(name) with the name as a
+     * constant argument: ahead-of-time processing writes such a definition as code (it cannot
+     * write an instance supplier), and the options are read when the pool is made.
      */
 
     static final String CONTEXT_PROPAGATION_CLASS = "io.micrometer.context.ContextSnapshotFactory";
@@ -42,8 +42,6 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
     private static final Log logger = LogFactory.getLog(PoolsRegistrar.class);
 
     private Environment environment;
-
-    private BeanFactory beanFactory;
 
     private ClassLoader classLoader;
 
@@ -58,19 +56,9 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
     }
 
     @Override
-    public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
-        this.beanFactory = beanFactory;
-    }
-
-    @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
-        if (properties.isPropagateContext()
-                && !ClassUtils.isPresent(CONTEXT_PROPAGATION_CLASS, this.classLoader)) {
-            throw new PoolConfigurationException("pools.propagate-context", true,
-                    "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
-                    "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
-        }
+        checkContextPropagation(properties, this.classLoader);
         PoolSettings.checkDefaults(properties.getDefaults());
         List<PoolSettings> pools = new ArrayList<>();
         properties.getInstances().forEach((name, pool) -> {
@@ -87,46 +75,48 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                     "Set pools.default-pool to one of " + properties.getInstances().keySet()
                             + ", or add pools.instances." + defaultPool + ".capacity to create it.");
         }
-        boolean propagateContext = properties.isPropagateContext();
         for (PoolSettings settings : pools) {
             if (registry.containsBeanDefinition(settings.name())) {
                 logger.debug("Pool '" + settings.name() + "' not created: the application defines a bean of that name");
                 continue;
             }
-            RootBeanDefinition definition = new RootBeanDefinition(SpringPool.class,
-                    () -> SpringPool.create(settings, taskDecorator(propagateContext)));
-            definition.setTargetType(SpringPool.class);
-            definition.setDefaultCandidate(false);
-            definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, settings.name()));
-            definition.setDescription("Worker pool '" + settings.name() + "' from pools.instances." + settings.name());
-            registry.registerBeanDefinition(settings.name(), definition);
+            registerFactory(registry);
+            registry.registerBeanDefinition(settings.name(), definition(settings.name()));
         }
     }
 
-    /** The application's TaskDecorator beans in order, plus context propagation if asked for. */
-    private TaskDecorator taskDecorator(boolean propagateContext) {
-        List<TaskDecorator> decorators = new ArrayList<>(
-                this.beanFactory.getBeanProvider(TaskDecorator.class).orderedStream().toList());
-        if (propagateContext && decorators.stream().noneMatch(ContextPropagation::isPropagating)) {
-            decorators.add(ContextPropagation.decorator());
+    /**
+     * Fails if context propagation is asked for without its library.
+     * @throws PoolConfigurationException if {@code pools.propagate-context} is true and
+     *         io.micrometer:context-propagation is missing
+     */
+    static void checkContextPropagation(PoolsProperties properties, ClassLoader classLoader) {
+        if (properties.isPropagateContext() && !ClassUtils.isPresent(CONTEXT_PROPAGATION_CLASS, classLoader)) {
+            throw new PoolConfigurationException("pools.propagate-context", true,
+                    "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
+                    "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
         }
-        if (decorators.isEmpty()) {
-            return null;
-        }
-        return (decorators.size() == 1) ? decorators.get(0) : new CompositeTaskDecorator(decorators);
     }
 
-    /** Kept apart so that context-propagation classes load only when it is on the classpath. */
-    private static final class ContextPropagation {
-
-        static boolean isPropagating(TaskDecorator decorator) {
-            return decorator instanceof org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+    private static void registerFactory(BeanDefinitionRegistry registry) {
+        if (!registry.containsBeanDefinition(SpringPoolFactory.BEAN_NAME)) {
+            RootBeanDefinition factory = new RootBeanDefinition(SpringPoolFactory.class);
+            factory.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+            factory.setAutowireCandidate(false);
+            registry.registerBeanDefinition(SpringPoolFactory.BEAN_NAME, factory);
         }
+    }
 
-        static TaskDecorator decorator() {
-            return new org.springframework.core.task.support.ContextPropagatingTaskDecorator();
-        }
-
+    private static RootBeanDefinition definition(String name) {
+        RootBeanDefinition definition = new RootBeanDefinition();
+        definition.setFactoryBeanName(SpringPoolFactory.BEAN_NAME);
+        definition.setFactoryMethodName("create");
+        definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
+        definition.setTargetType(SpringPool.class);
+        definition.setDefaultCandidate(false);
+        definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
+        definition.setDescription("Worker pool '" + name + "' from pools.instances." + name);
+        return definition;
     }
 
 }

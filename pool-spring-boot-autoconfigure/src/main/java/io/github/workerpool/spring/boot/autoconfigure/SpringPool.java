@@ -1,6 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -23,24 +24,56 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.AsyncTaskExecutor;
-import org.springframework.core.task.TaskDecorator;
 
 /**
  * A pool made from {@code pools.instances.<name>}: one object that is a {@link Pool}, an
  * {@link ExecutorService} and a Spring {@link AsyncTaskExecutor}, so that {@code @Async("mail")}
  * and {@code @Qualifier("mail")} injection of any of these types find the same bean. It runs
  * everything on a {@link WorkerPool}, {@link #workerPool()}.
+ *
+ * <p>It is a {@link SmartLifecycle} in phase {@value #PHASE}: when the application context closes,
+ * every such pool stops taking tasks and drains at the same time, each for at most its
+ * {@code shutdown.await-termination-period}, and the context waits for them together for at most
+ * {@code spring.lifecycle.timeout-per-shutdown-phase}. So a pool waits for the shorter of the two
+ * periods, and N draining pools take as long as the slowest one, not the sum. What still runs
+ * when its period ends is interrupted; tasks that never started are cancelled and counted, and one
+ * WARN line with the pool's name says how many of each.
  */
-final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, DisposableBean {
+final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, SmartLifecycle, DisposableBean {
 
     /*
-     * Context close (destroy): shutdown() stops intake (callers blocked in submit get
-     * PoolClosedException) and lets queued and running tasks finish; after the await period
-     * shutdownNow() interrupts running tasks and returns those that never started. Those are
-     * counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits on
-     * them forever), and reported in one log line with the pool's name.
+     * Lifecycle. The pool works from the moment it is made; start() only marks it running (and
+     * reopens it if a lifecycle stop released it: context.stop() then start(), or a checkpoint and
+     * restore). Its states, as the lifecycle processor sees them:
+     *
+     * RUNNING -> STOPPING: stop(callback), at context close (or context.stop()), for every pool of
+     *   the phase in turn; each call returns at once. shutdown() stops intake (callers blocked in
+     *   submit get PoolClosedException) and lets queued and running tasks finish; a thread of the
+     *   pool's own ("<name>-stop") waits for that up to the await period, forces the pool if it
+     *   has to, and runs the callback. The lifecycle processor waits for all the callbacks of the
+     *   phase together, for at most spring.lifecycle.timeout-per-shutdown-phase.
+     * STOPPING -> STOPPED: the pool terminated, or its await period ended and it was forced.
+     * STOPPING -> forced in destroy(): the phase timeout ended first, so the context went on to
+     *   destroy the beans; the pool is forced there, at once.
+     * Never stopped (its bean is destroyed alone, or the context never started): destroy() does the
+     *   whole stop on the calling thread.
+     *
+     * Forcing: shutdownNow() interrupts running tasks and returns those that never started. Those
+     * are counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits
+     * on them forever), and reported in one WARN line with the pool's name and the period that
+     * ended. It happens at most once per stop, whoever gets there first (the stop thread or
+     * destroy()); the monitor guards the lifecycle fields.
      */
+
+    /**
+     * The lifecycle phase of the pools: they stop after every bean of phase 0 or above (plain
+     * {@code Lifecycle} beans, message listener containers, schedulers, the web server's graceful
+     * shutdown), so those can still hand them work while they stop, and before any bean is
+     * destroyed, so their tasks still find what they use.
+     */
+    static final int PHASE = -1024;
 
     private static final Log logger = LogFactory.getLog(SpringPool.class);
 
@@ -50,19 +83,16 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
 
     private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
 
-    private SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
+    private final Object monitor = new Object();
+
+    private boolean running;
+
+    /** The current lifecycle stop, or null if the lifecycle did not stop the pool since it started. */
+    private Stop stop;
+
+    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
-    }
-
-    /** Builds the pool described by the settings, applying the given decorator to every task. */
-    static SpringPool create(PoolSettings settings, TaskDecorator decorator) {
-        String name = settings.name();
-        WorkerPool pool = settings.builder()
-            .panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
-            .taskDecorator(new PoolTaskDecorator(name, decorator))
-            .build();
-        return new SpringPool(pool, settings.awaitTerminationPeriod());
     }
 
     /** The pool that runs the tasks. */
@@ -74,9 +104,82 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
         return this.awaitTerminationPeriod;
     }
 
+    // ---------------------------------------------------------------- SmartLifecycle, DisposableBean
+
+    @Override
+    public void start() {
+        synchronized (this.monitor) {
+            if (this.stop != null) {
+                this.pool.reboot();
+                this.stop = null;
+            }
+            this.running = true;
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        synchronized (this.monitor) {
+            return this.running;
+        }
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /** Stops intake and drains the pool on a thread of its own; the callback runs once it is done. */
+    @Override
+    public void stop(Runnable callback) {
+        Stop stop = beginStop();
+        Thread waiter = new Thread(() -> {
+            try {
+                finish(stop);
+            }
+            finally {
+                callback.run();
+            }
+        }, name() + "-stop");
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
+    /** Stops intake and drains the pool, waiting on the calling thread. */
+    @Override
+    public void stop() {
+        finish(beginStop());
+    }
+
+    /**
+     * Forces a pool whose lifecycle stop is still waiting (the shutdown phase ended first), or
+     * stops a pool that the lifecycle did not stop, waiting for its await period here.
+     */
     @Override
     public void destroy() {
+        Stop stop;
+        synchronized (this.monitor) {
+            stop = this.stop;
+        }
+        if (stop == null) {
+            finish(beginStop());
+        }
+        else if (!this.pool.isTerminated()) {
+            force(stop, false);
+        }
+    }
+
+    private Stop beginStop() {
+        Stop stop = new Stop(System.nanoTime());
+        synchronized (this.monitor) {
+            this.running = false;
+            this.stop = stop;
+        }
         this.pool.shutdown();
+        return stop;
+    }
+
+    private void finish(Stop stop) {
         boolean interrupted = false;
         boolean terminated;
         try {
@@ -87,20 +190,53 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Disp
             terminated = false;
         }
         if (!terminated) {
-            int running = this.pool.running();
-            List<Runnable> neverRan = this.pool.shutdownNow();
-            for (Runnable task : neverRan) {
-                if (task instanceof Future<?> future) {
-                    future.cancel(false);
-                }
-            }
-            logger.warn("Pool '" + name() + "' did not finish within " + this.awaitTerminationPeriod
-                    + " of context close: interrupted " + running + " running task(s); " + neverRan.size()
-                    + " queued task(s) never ran and were cancelled");
+            force(stop, true);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Interrupts what runs, cancels what never started, and says so.
+     * @param awaitPeriodEnded whether the pool's await period ended, else its shutdown phase did
+     */
+    private void force(Stop stop, boolean awaitPeriodEnded) {
+        synchronized (this.monitor) {
+            if (stop.forced) {
+                return;
+            }
+            stop.forced = true;
+        }
+        int running = this.pool.running();
+        List<Runnable> neverRan = this.pool.shutdownNow();
+        for (Runnable task : neverRan) {
+            if (task instanceof Future<?> future) {
+                future.cancel(false);
+            }
+        }
+        if (running > 0 || !neverRan.isEmpty()) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - stop.startNanos).truncatedTo(ChronoUnit.MILLIS);
+            String limit = awaitPeriodEnded
+                    ? "its shutdown.await-termination-period (" + this.awaitTerminationPeriod + ")"
+                    : "its shutdown phase (spring.lifecycle.timeout-per-shutdown-phase ended " + waited
+                            + " after the pool began to stop)";
+            logger.warn("Pool '" + name() + "' did not finish within " + limit + ": interrupted " + running
+                    + " running task(s); " + neverRan.size() + " queued task(s) never ran and were cancelled");
+        }
+    }
+
+    /** One lifecycle stop: when it began, and whether the pool was forced. */
+    private static final class Stop {
+
+        final long startNanos;
+
+        boolean forced;
+
+        Stop(long startNanos) {
+            this.startNanos = startNanos;
+        }
+
     }
 
     // ---------------------------------------------------------------- Executor, ExecutorService

@@ -202,7 +202,9 @@ class PoolsActuatorAutoConfigurationTests {
                     Map.entry("pool.idle", Gauge.class), Map.entry("pool.tasks.rejected", FunctionCounter.class),
                     Map.entry("pool.tasks.failed", FunctionCounter.class),
                     Map.entry("pool.tasks.cancelled", FunctionCounter.class),
-                    Map.entry("pool.task.wait", Timer.class), Map.entry("pool.task.duration", Timer.class));
+                    Map.entry("pool.tasks.queue.timeout", FunctionCounter.class),
+                    Map.entry("pool.tasks.run.timeout", FunctionCounter.class), Map.entry("executor", Timer.class),
+                    Map.entry("executor.idle", Timer.class));
             expected.forEach((meterName, type) -> {
                 Meter meter = registry.find(meterName).tag("name", "mail").meter();
                 assertThat(meter).as(meterName).isInstanceOf(type);
@@ -227,10 +229,43 @@ class PoolsActuatorAutoConfigurationTests {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                 .until(() -> registry.get("pool.tasks.failed").tag("name", "mail").functionCounter().count() == 1);
             assertThat(registry.get("executor.completed").tag("name", "mail").functionCounter().count()).isEqualTo(1);
-            assertThat(registry.get("pool.task.duration").tag("name", "mail").timer().count()).isEqualTo(2);
-            assertThat(registry.get("pool.task.wait").tag("name", "mail").timer().count()).isEqualTo(2);
+            assertThat(registry.get("executor").tag("name", "mail").timer().count()).isEqualTo(2);
+            assertThat(registry.get("executor.idle").tag("name", "mail").timer().count()).isEqualTo(2);
             mail.tune(11);
-            assertThat(registry.get("executor.pool.max").tag("name", "mail").gauge().value()).isEqualTo(11);
+            // Within PoolsMeterBinder.SNAPSHOT_LIFETIME the gauge may still show the last read.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> registry.get("executor.pool.max").tag("name", "mail").gauge().value() == 11);
+        });
+    }
+
+    @Test
+    void queueAndRunTimeoutCountersCountLateAndLongTasks() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            mail.reconfigure((c) -> c.withQueueTimeout(java.time.Duration.ofNanos(1))
+                .withRunTimeout(java.time.Duration.ofNanos(1)));
+            mail.submit(() -> new java.util.concurrent.CountDownLatch(1).await(5, TimeUnit.MILLISECONDS))
+                .get(10, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(registry.get("pool.tasks.queue.timeout").tag("name", "mail").functionCounter().count())
+                    .isEqualTo(mail.stats().queueTimeouts()).isEqualTo(1);
+                assertThat(registry.get("pool.tasks.run.timeout").tag("name", "mail").functionCounter().count())
+                    .isEqualTo(mail.stats().runTimeouts()).isEqualTo(1);
+            });
+            assertThat(registry.get("pool.tasks.queue.timeout").tag("name", "fixed").functionCounter().count()).isZero();
+        });
+    }
+
+    @Test
+    void timersAreRecordedForAnApplicationBuiltPoolToo() {
+        WorkerPool own = WorkerPool.builder().name("own").capacity(1).build();
+        this.runner.withBean("own", WorkerPool.class, () -> own).run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            own.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> registry.get("executor").tag("name", "own").timer().count() == 1);
+            assertThat(registry.get("executor.idle").tag("name", "own").timer().count()).isEqualTo(1);
         });
     }
 
@@ -243,7 +278,8 @@ class PoolsActuatorAutoConfigurationTests {
             ((org.springframework.beans.factory.support.DefaultListableBeanFactory) context.getBeanFactory())
                 .destroySingleton("mail");
             assertThat(registry[0].find("executor.pool.max").tag("name", "mail").meters()).isEmpty();
-            assertThat(registry[0].find("pool.task.wait").tag("name", "mail").meters()).isEmpty();
+            assertThat(registry[0].find("executor.idle").tag("name", "mail").meters()).isEmpty();
+            assertThat(registry[0].find("executor").tag("name", "mail").meters()).isEmpty();
             assertThat(registry[0].find("executor.pool.max").tag("name", "fixed").meters()).hasSize(1);
         });
         assertThat(registry[0].find("executor.pool.max").tag("name", "fixed").meters()).isEmpty();

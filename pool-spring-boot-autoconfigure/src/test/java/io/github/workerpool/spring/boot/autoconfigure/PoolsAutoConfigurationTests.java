@@ -1,7 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -184,6 +188,54 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void workerPoolBuilderCustomizersAreAppliedInOrderToEveryPool() {
+        this.runner.withUserConfiguration(CustomizerConfiguration.class).run((context) -> {
+            CustomizerConfiguration customizers = context.getBean(CustomizerConfiguration.class);
+            assertThat(customizers.calls).containsExactlyInAnyOrder("first:mail", "second:mail", "first:crawler",
+                    "second:crawler");
+            assertThat(customizers.calls.stream().filter((call) -> call.endsWith(":mail")))
+                .containsExactly("first:mail", "second:mail");
+            for (String name : new String[] { "mail", "crawler" }) {
+                String thread = context.getBean(name, SpringPool.class)
+                    .submit(() -> Thread.currentThread().getName())
+                    .get(10, TimeUnit.SECONDS);
+                assertThat(thread).isEqualTo("second-" + name);
+            }
+        });
+    }
+
+    @Test
+    void workerPoolBuilderCustomizerWinsOverPropertiesAndTheStartersPanicHandler(CapturedOutput output) {
+        CompletableFuture<Throwable> panic = new CompletableFuture<>();
+        WorkerPoolBuilderCustomizer customizer = (name, builder) -> {
+            if (name.equals("mail")) {
+                builder.capacity(9).panicHandler(panic::complete);
+            }
+        };
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> customizer).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.capacity()).isEqualTo(9);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
+            mail.execute(() -> {
+                throw new IllegalStateException("boom for the customizer");
+            });
+            assertThat(panic.get(10, TimeUnit.SECONDS)).hasMessage("boom for the customizer");
+            assertThat(output).doesNotContain("Task on pool 'mail' threw");
+        });
+    }
+
+    @Test
+    void workerPoolBuilderCustomizerLeavesApplicationBuiltPoolsAlone() {
+        java.util.List<String> customized = new java.util.concurrent.CopyOnWriteArrayList<>();
+        this.runner.withUserConfiguration(UserMailPoolConfiguration.class)
+            .withBean(WorkerPoolBuilderCustomizer.class, () -> (name, builder) -> customized.add(name))
+            .run((context) -> {
+                assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);
+                assertThat(customized).containsExactly("crawler");
+            });
+    }
+
+    @Test
     void contextCloseWaitsForRunningTasksWithinAwaitPeriod() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
@@ -269,6 +321,98 @@ class PoolsAutoConfigurationTests {
         assertThat(queued).allMatch(java.util.concurrent.Future::isCancelled);
         assertThat(pool[0].stats().cancelled()).isEqualTo(3);
         assertThat(output).contains("Pool 'mail' did not finish").contains("3 queued task(s) never ran");
+    }
+
+    @Test
+    void poolsStopInParallelWithinTheShutdownPhaseTimeout() throws Exception {
+        // Each pool has a task that takes 1 s once its own pool begins to stop: stopped one after
+        // the other the three would take 3 s, stopped together 1 s.
+        List<String> names = List.of("mail", "crawler", "reports");
+        Map<String, CompletableFuture<Boolean>> finished = new ConcurrentHashMap<>();
+        long[] closeBegan = new long[1];
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.reports.capacity=1",
+                    "pools.defaults.shutdown.await-termination-period=20s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=20s")
+            .run((context) -> {
+                for (String name : names) {
+                    SpringPool pool = context.getBean(name, SpringPool.class);
+                    CompletableFuture<Boolean> done = new CompletableFuture<>();
+                    finished.put(name, done);
+                    CountDownLatch started = new CountDownLatch(1);
+                    pool.execute(() -> {
+                        started.countDown();
+                        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(pool::isShutdown);
+                        try {
+                            Thread.sleep(1000); // the task's last second of work
+                            done.complete(true);
+                        }
+                        catch (InterruptedException ex) {
+                            done.complete(false);
+                        }
+                    });
+                    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                }
+                closeBegan[0] = System.nanoTime();
+            });
+        Duration close = Duration.ofNanos(System.nanoTime() - closeBegan[0]);
+        for (String name : names) {
+            assertThat(finished.get(name)).as("task of %s", name).isCompletedWithValue(true);
+        }
+        assertThat(close).isGreaterThanOrEqualTo(Duration.ofSeconds(1)).isLessThan(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void poolStillDrainingWhenTheShutdownPhaseEndsIsInterruptedAndReported(CapturedOutput output) throws Exception {
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        long[] closeBegan = new long[1];
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.shutdown.await-termination-period=60s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=300ms")
+            .run((context) -> {
+                CountDownLatch started = new CountDownLatch(1);
+                context.getBean("mail", SpringPool.class).execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+                        interrupted.complete(false);
+                    }
+                    catch (InterruptedException ex) {
+                        interrupted.complete(true);
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                closeBegan[0] = System.nanoTime();
+            });
+        Duration close = Duration.ofNanos(System.nanoTime() - closeBegan[0]);
+        assertThat(interrupted.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(close).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(30));
+        assertThat(output).contains("Pool 'mail' did not finish within its shutdown phase",
+                "spring.lifecycle.timeout-per-shutdown-phase", "interrupted 1 running task(s)");
+    }
+
+    @Test
+    void beansOfAnEarlierShutdownPhaseCanStillSubmitToThePools() {
+        this.runner.withUserConfiguration(SubmitOnStopConfiguration.class).run((context) -> {
+            SubmitOnStopConfiguration submitter = context.getBean(SubmitOnStopConfiguration.class);
+            submitter.pool = context.getBean("mail", SpringPool.class);
+        });
+        // The submitter stopped (phase 0) before the pools (phase -1024): its task was taken and ran.
+        assertThat(SubmitOnStopConfiguration.ran).isCompletedWithValue("mail");
+    }
+
+    @Test
+    void contextStopReleasesThePoolsAndStartReopensThem() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.isRunning()).isTrue();
+            context.stop();
+            assertThat(mail.isShutdown()).isTrue();
+            assertThat(mail.isRunning()).isFalse();
+            context.start();
+            assertThat(mail.isShutdown()).isFalse();
+            assertThat(mail.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+        });
     }
 
     @Test
@@ -468,6 +612,66 @@ class PoolsAutoConfigurationTests {
         });
     }
 
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void springThreadsVirtualEnabledMakesVirtualWorkersTheDefaultOfPoolsThatDoNotSetIt() {
+        this.runner
+            .withPropertyValues("spring.threads.virtual.enabled=true", "pools.instances.crawler.virtual-threads=false")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).contains("VirtualThread");
+                assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isTrue();
+                assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualThreadsInPoolsDefaultsWinOverSpringThreadsVirtualEnabled() {
+        this.runner.withPropertyValues("spring.threads.virtual.enabled=true", "pools.defaults.virtual-threads=false")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+                assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void customizersThreadFactoryWinsOverSpringThreadsVirtualEnabled() {
+        this.runner.withUserConfiguration(CustomizerConfiguration.class)
+            .withPropertyValues("spring.threads.virtual.enabled=true")
+            .run((context) -> {
+                assertThat(threadOf(context, "mail")).contains("second-mail").doesNotContain("VirtualThread");
+                assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isFalse();
+            });
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void springThreadsVirtualEnabledOnJava17KeepsPlatformThreadsAndSaysSoOnce(CapturedOutput output) {
+        this.runner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+            assertThat(threadOf(context, "crawler")).doesNotContain("VirtualThread");
+            assertThat(output.getOut().split("virtual threads need Java 21 or later", -1)).hasSize(2);
+            assertThat(output).contains("spring.threads.virtual.enabled is true",
+                    "every other pool that does not set virtual-threads keep platform threads");
+        });
+    }
+
+    @Test
+    void springThreadsVirtualEnabledFalseSaysNothing(CapturedOutput output) {
+        this.runner.run((context) -> {
+            assertThat(threadOf(context, "mail")).doesNotContain("VirtualThread");
+            assertThat(output).doesNotContain("virtual threads need Java 21");
+        });
+    }
+
+    private static String threadOf(AssertableApplicationContext context, String pool) throws Exception {
+        return context.getBean(pool, SpringPool.class)
+            .submit(() -> Thread.currentThread().toString())
+            .get(10, TimeUnit.SECONDS);
+    }
+
     static FailureAnalysis analyze(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         FailureAnalysis analysis = new PoolConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
@@ -567,6 +771,64 @@ class PoolsAutoConfigurationTests {
                     VALUE.set(before);
                 }
             };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CustomizerConfiguration {
+
+        final java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Bean
+        @org.springframework.core.annotation.Order(2)
+        WorkerPoolBuilderCustomizer second() {
+            return (name, builder) -> {
+                this.calls.add("second:" + name);
+                builder.threadFactory((task) -> new Thread(task, "second-" + name));
+            };
+        }
+
+        @Bean
+        @org.springframework.core.annotation.Order(1)
+        WorkerPoolBuilderCustomizer first() {
+            return (name, builder) -> {
+                this.calls.add("first:" + name);
+                builder.threadFactory((task) -> new Thread(task, "first-" + name));
+            };
+        }
+
+    }
+
+    /** A lifecycle bean of phase 0, as plain Lifecycle beans are, that hands the pool one more task when it stops. */
+    @Configuration(proxyBeanMethods = false)
+    static class SubmitOnStopConfiguration implements org.springframework.context.SmartLifecycle {
+
+        static final CompletableFuture<String> ran = new CompletableFuture<>();
+
+        volatile SpringPool pool;
+
+        private volatile boolean running;
+
+        @Override
+        public void start() {
+            this.running = true;
+        }
+
+        @Override
+        public void stop() {
+            this.running = false;
+            this.pool.execute(() -> ran.complete(PoolTaskDecorator.currentPool()));
+        }
+
+        @Override
+        public boolean isRunning() {
+            return this.running;
+        }
+
+        @Override
+        public int getPhase() {
+            return 0;
         }
 
     }

@@ -1,0 +1,174 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.workerpool.WorkerPool;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.thread.Threading;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.core.task.support.CompositeTaskDecorator;
+
+/**
+ * Makes the pool beans of {@code pools.instances}: {@link PoolsRegistrar} registers one bean
+ * definition per pool that names this bean's {@link #create(String)} and the pool's name, and
+ * nothing else. A pool's builder gets, in this order: the pool's properties, a panic handler
+ * that logs with the pool's name, the {@code TaskDecorator} beans, then every
+ * {@link WorkerPoolBuilderCustomizer} bean in order.
+ *
+ * <p>{@code spring.threads.virtual.enabled=true} makes virtual workers the default of the pools
+ * that set {@code virtual-threads} neither themselves nor in {@code pools.defaults}, when the JVM
+ * is Java 21 or later; see {@link #virtualThreadsByDefault}.
+ */
+final class SpringPoolFactory implements BeanClassLoaderAware {
+
+    /*
+     * Why a factory bean and not an instance supplier: a bean definition with an instance
+     * supplier (a lambda) cannot be written as code by ahead-of-time processing, while a factory
+     * method with a constant argument can. The set of pools is fixed when the bean definitions
+     * are registered (at build time under AOT); everything else is read here, when the first pool
+     * is made: pools.* are bound again from the environment, so an AOT-processed application
+     * takes the options it is started with, and the TaskDecorator beans are looked up once.
+     */
+
+    /** The bean name under which {@link PoolsRegistrar} registers this factory. */
+    static final String BEAN_NAME = "io.github.workerpool.spring.boot.autoconfigure.SpringPoolFactory";
+
+    private static final String VIRTUAL_THREADS_ENABLED = "spring.threads.virtual.enabled";
+
+    private static final Log logger = LogFactory.getLog(SpringPoolFactory.class);
+
+    private final Environment environment;
+
+    private final ObjectProvider<TaskDecorator> taskDecorators;
+
+    private final ObjectProvider<WorkerPoolBuilderCustomizer> customizers;
+
+    private ClassLoader classLoader = SpringPoolFactory.class.getClassLoader();
+
+    private PoolsProperties properties;
+
+    private TaskDecorator taskDecorator;
+
+    private boolean virtualThreadsUnavailableLogged;
+
+    SpringPoolFactory(Environment environment, ObjectProvider<TaskDecorator> taskDecorators,
+            ObjectProvider<WorkerPoolBuilderCustomizer> customizers) {
+        this.environment = environment;
+        this.taskDecorators = taskDecorators;
+        this.customizers = customizers;
+    }
+
+    @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
+    }
+
+    /**
+     * Makes the pool {@code pools.instances.<name>}.
+     * @param name the pool's name, also its bean name
+     * @return the pool
+     * @throws PoolConfigurationException if an option of the pool is invalid
+     */
+    SpringPool create(String name) {
+        PoolsProperties properties = properties();
+        PoolsProperties.Pool instance = properties.getInstances().get(name);
+        PoolSettings settings = new PoolSettings(name, instance, properties.getDefaults());
+        WorkerPool.Builder builder = settings.builder();
+        boolean virtualByDefault = leavesVirtualThreadsUnset(instance, properties.getDefaults())
+                && virtualThreadsByDefault(name);
+        if (virtualByDefault) {
+            builder.virtualThreads(true);
+        }
+        builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
+            .taskDecorator(new PoolTaskDecorator(name, taskDecorator()));
+        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
+        return new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
+    }
+
+    /**
+     * Builds the pool. Virtual threads by default and a thread factory set by a customizer
+     * contradict each other; the thread factory, which the application asked for, wins.
+     */
+    private static WorkerPool build(WorkerPool.Builder builder, boolean virtualByDefault) {
+        if (!virtualByDefault) {
+            return builder.build();
+        }
+        try {
+            return builder.build();
+        }
+        catch (IllegalArgumentException ex) {
+            // A thread factory is the one option that conflicts with virtual threads and that the
+            // properties cannot set. If something else is wrong, this build reports it.
+            return builder.virtualThreads(false).build();
+        }
+    }
+
+    private static boolean leavesVirtualThreadsUnset(PoolsProperties.Pool instance, PoolsProperties.Pool defaults) {
+        return (instance == null || instance.getVirtualThreads() == null) && defaults.getVirtualThreads() == null;
+    }
+
+    /**
+     * Whether a pool that leaves {@code virtual-threads} unset gets virtual workers: when
+     * {@code spring.threads.virtual.enabled} is true and the JVM has virtual threads, exactly when
+     * Spring Boot's own executors and web servers use them. On Java 17 the property is a wish
+     * Spring Boot does not fail on either, so the pools keep platform threads and say so once.
+     */
+    private synchronized boolean virtualThreadsByDefault(String name) {
+        if (Threading.VIRTUAL.isActive(this.environment)) {
+            return true;
+        }
+        if (!this.virtualThreadsUnavailableLogged
+                && this.environment.getProperty(VIRTUAL_THREADS_ENABLED, Boolean.class, false)) {
+            this.virtualThreadsUnavailableLogged = true;
+            logger.info(VIRTUAL_THREADS_ENABLED + " is true, but virtual threads need Java 21 or later and this JVM is "
+                    + "Java " + Runtime.version().feature() + ": pool '" + name + "' and every other pool that does not "
+                    + "set virtual-threads keep platform threads");
+        }
+        return false;
+    }
+
+    private synchronized PoolsProperties properties() {
+        if (this.properties == null) {
+            PoolsProperties bound = PoolsPropertiesBinding.bind(this.environment);
+            PoolsRegistrar.checkContextPropagation(bound, this.classLoader);
+            this.properties = bound;
+        }
+        return this.properties;
+    }
+
+    /** The application's TaskDecorator beans in order, plus context propagation if asked for. */
+    private synchronized TaskDecorator taskDecorator() {
+        if (this.taskDecorator == null) {
+            List<TaskDecorator> decorators = new ArrayList<>(this.taskDecorators.orderedStream().toList());
+            if (properties().isPropagateContext() && decorators.stream().noneMatch(ContextPropagation::isPropagating)) {
+                decorators.add(ContextPropagation.decorator());
+            }
+            this.taskDecorator = switch (decorators.size()) {
+                case 0 -> (task) -> task;
+                case 1 -> decorators.get(0);
+                default -> new CompositeTaskDecorator(decorators);
+            };
+        }
+        return this.taskDecorator;
+    }
+
+    /** Kept apart so that context-propagation classes load only when it is on the classpath. */
+    private static final class ContextPropagation {
+
+        static boolean isPropagating(TaskDecorator decorator) {
+            return decorator instanceof org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+        }
+
+        static TaskDecorator decorator() {
+            return new org.springframework.core.task.support.ContextPropagatingTaskDecorator();
+        }
+
+    }
+
+}

@@ -1,0 +1,111 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.WorkerPool;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.AdditionalAnswers.delegatesTo;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.atLeastOnce;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoMoreInteractions;
+
+/**
+ * What a scrape costs a pool: {@link PoolsMeterBinder} with a clock of the test's own, a pool
+ * that counts the calls made to it, and a registry whose every meter is read, as a Prometheus
+ * scrape reads them.
+ */
+class PoolsMeterBinderTests {
+
+    private final AtomicLong nanos = new AtomicLong();
+
+    private final WorkerPool workerPool = WorkerPool.builder().name("mail").capacity(2).queueCapacity(10).build();
+
+    private final Pool pool = mock(Pool.class, delegatesTo(this.workerPool));
+
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+
+    private final PoolsMeterBinder binder = new PoolsMeterBinder(this.nanos::get, Duration.ofMillis(100));
+
+    @BeforeEach
+    void bind() {
+        this.binder.setBeanFactory(new DefaultListableBeanFactory());
+        this.binder.bindTo(this.registry);
+        this.binder.postProcessAfterInitialization(this.pool, "mail");
+    }
+
+    @AfterEach
+    void close() {
+        this.workerPool.close();
+    }
+
+    @Test
+    void aScrapeReadsEachPoolsStatsOnceWhateverTheNumberOfMeters() {
+        assertThat(this.registry.getMeters()).hasSizeGreaterThan(10);
+        scrape();
+        verify(this.pool, times(1)).stats();
+        verify(this.pool, times(1)).config();
+        // Binding asked for the name and added the timers' listener; no meter reads a level on its own.
+        verify(this.pool, atLeastOnce()).name();
+        verify(this.pool).addListener(any());
+        verifyNoMoreInteractions(this.pool);
+    }
+
+    @Test
+    void statsAreReadAgainOnceTheSnapshotIsOlderThanItsLifetime() throws Exception {
+        scrape();
+        this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(99));
+        scrape();
+        verify(this.pool, times(1)).stats();
+        this.workerPool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+        scrape();
+        verify(this.pool, times(2)).stats();
+        assertThat(this.registry.get("executor.completed").functionCounter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void theFiguresOfOneScrapeComeFromOneRead() {
+        this.pool.tune(5);
+        scrape();
+        this.pool.tune(7);
+        assertThat(this.registry.get("executor.pool.max").gauge().value()).isEqualTo(5);
+        assertThat(this.registry.get("executor.queue.remaining").gauge().value()).isEqualTo(10);
+        this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(this.registry.get("executor.pool.max").gauge().value()).isEqualTo(7);
+    }
+
+    @Test
+    void unbindRemovesTheMetersAndStopsReadingThePool() {
+        this.binder.unbind(this.pool);
+        assertThat(this.registry.find("executor.pool.max").meters()).isEmpty();
+        assertThat(this.registry.find("executor").meters()).isEmpty();
+        verify(this.pool).removeListener(any());
+        scrape();
+        verify(this.pool, times(0)).stats();
+    }
+
+    /** Reads every meter of the registry, as a scrape does. */
+    private void scrape() {
+        this.registry.getMeters().forEach((meter) -> {
+            for (Measurement measurement : meter.measure()) {
+                measurement.getValue();
+            }
+        });
+    }
+
+}
