@@ -91,7 +91,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             }
             this.registries.add(registry);
         }
-        Pools.in(this.beanFactory).values().forEach((pool) -> bind(pool, registry));
+        Pools.in(this.beanFactory).forEach((name, pool) -> bind(name, pool, registry));
     }
 
     @Override
@@ -101,7 +101,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             synchronized (this) {
                 current = List.copyOf(this.registries);
             }
-            current.forEach((registry) -> bind(pool, registry));
+            current.forEach((registry) -> bind(beanName, pool, registry));
         }
         return bean;
     }
@@ -130,14 +130,15 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
         }
     }
 
-    private synchronized void bind(Pool pool, MeterRegistry registry) {
+    /** Binds the pool's meters, tagged with its bean name: the name it has in the pools endpoint too. */
+    private synchronized void bind(String beanName, Pool pool, MeterRegistry registry) {
         Bound poolBound = this.bound.computeIfAbsent(pool,
                 (p) -> new Bound(new Snapshot(p, this.nanoClock, this.snapshotLifetimeNanos), new ArrayList<>()));
         if (poolBound.registered.stream().anyMatch((r) -> r.registry == registry)) {
             return;
         }
         Snapshot snapshot = poolBound.snapshot;
-        Tags tags = Tags.of("name", pool.name());
+        Tags tags = Tags.of("name", beanName);
         List<Meter> meters = new ArrayList<>();
         meters.add(gauge(registry, "executor.pool.max", snapshot, PoolStats::capacity, tags, BaseUnits.THREADS,
                 "The maximum allowed number of threads in the pool; -1 when unbounded"));

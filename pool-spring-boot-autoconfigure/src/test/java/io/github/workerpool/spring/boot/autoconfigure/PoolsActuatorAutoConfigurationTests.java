@@ -270,6 +270,33 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void everyPoolBeanIsInTheEndpointMetersAndHealthUnderItsBeanName() {
+        WorkerPool own = WorkerPool.builder().name("inner-name").capacity(3).build();
+        io.github.workerpool.FunctionPool<String> function = io.github.workerpool.FunctionPool
+            .of(WorkerPool.builder().name("fn").capacity(2), (s) -> { });
+        io.github.workerpool.MultiPool multi = io.github.workerpool.MultiPool.of(2,
+                WorkerPool.builder().name("mp").capacity(1), io.github.workerpool.MultiPool.LoadBalancing.ROUND_ROBIN);
+        this.runner.withBean("own", WorkerPool.class, () -> own)
+            .withBean("function", io.github.workerpool.FunctionPool.class, () -> function)
+            .withBean("multi", io.github.workerpool.MultiPool.class, () -> multi)
+            .run((context) -> {
+                PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+                assertThat(endpoint.pools().pools()).containsKeys("mail", "fixed", "own", "function", "multi");
+                assertThat(endpoint.pool("own").name()).isEqualTo("own");
+                assertThat(endpoint.pool("own").config()).containsEntry("name", "inner-name");
+                assertThat(endpoint.pool("multi").capacity()).isEqualTo(2);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                for (String name : new String[] { "own", "function", "multi" }) {
+                    assertThat(registry.find("executor.pool.max").tag("name", name).gauges()).as(name).hasSize(1);
+                }
+                assertThat(registry.find("executor.pool.max").tag("name", "inner-name").gauges()).isEmpty();
+                PoolsHealthContributor health = context.getBean(PoolsHealthContributor.class);
+                assertThat(health.getContributor("function")).isNotNull();
+                assertThat(health.getContributor("multi")).isNotNull();
+            });
+    }
+
+    @Test
     void metersAreRemovedWhenPoolIsDestroyed() {
         MeterRegistry[] registry = new MeterRegistry[1];
         this.runner.run((context) -> {
