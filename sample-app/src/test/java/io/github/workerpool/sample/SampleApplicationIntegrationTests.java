@@ -32,7 +32,10 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         TestHttp.Response response = http().get("/actuator/pools");
         assertThat(response.status()).isEqualTo(200);
         Set<String> names = new TreeSet<>(response.json().get("pools").propertyNames());
-        assertThat(names).contains("mail", "crawler", "etl", "reports", "thumbnails");
+        assertThat(names).contains("mail", "crawler", "etl", "reports", "thumbnails", "etl-pipeline");
+        JsonNode pipeline = response.json().get("pools").get("etl-pipeline");
+        assertThat(pipeline.get("capacity").asInt()).as("the sum of the stages' concurrency").isEqualTo(4 + 8 + 2 + 1);
+        assertThat(pipeline.get("closed").asBoolean()).isFalse();
         JsonNode mail = response.json().get("pools").get("mail");
         assertThat(mail.get("queueCapacity").asInt()).isEqualTo(40);
         assertThat(mail.get("config").get("maxBlockingTasks").asInt()).isEqualTo(4);
@@ -113,6 +116,15 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         JsonNode pool = http.get("/actuator/pools/thumbnails").json();
         assertThat(pool.get("completed").asLong()).isGreaterThanOrEqualTo(200);
         assertThat(pool.get("config").get("queueCapacity").asInt()).isEqualTo(2_000);
+    }
+
+    @Test
+    void thePipelinesPool_isWatchedButSizedByThePipeline() {
+        TestHttp.Response response = http().post("/actuator/pools/etl-pipeline/tune", "{\"capacity\": 3}", "ops",
+                OPS_PASSWORD);
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(response.body()).contains("belongs to pipeline 'etl-pipeline'");
+        assertThat(http().get("/actuator/pools/etl-pipeline").json().get("capacity").asInt()).isEqualTo(15);
     }
 
     @Test

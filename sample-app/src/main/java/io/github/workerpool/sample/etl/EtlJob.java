@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import io.github.workerpool.Pool;
 import io.github.workerpool.TaskGroup;
 import java.util.concurrent.ExecutorService;
 import io.github.workerpool.pipeline.Pipeline;
@@ -92,6 +93,7 @@ public class EtlJob implements DisposableBean {
         this.checkpoint = checkpoint;
         this.nlp = nlp;
         this.etlPool = etlPool;
+        this.pipeline = newPipeline(); // idle until a run: its pool is on the dashboard from the start
         JdbcCheckpoint.State recorded = checkpoint.state();
         this.state = switch (recorded) {
             case DONE -> State.DONE;
@@ -99,6 +101,18 @@ public class EtlJob implements DisposableBean {
             case STOPPED, RUNNING -> State.STOPPED;
             case IDLE -> State.IDLE;
         };
+    }
+
+    private Pipeline newPipeline() {
+        return Pipeline.builder().name("etl-pipeline")
+            .concurrency(this.properties.getEnrichConcurrency(), this.properties.getAnalyseConcurrency(),
+                    this.properties.getLoadConcurrency(), 1)
+            .build();
+    }
+
+    /** The pool of the current (or last, or next) run's pipeline, for the dashboard. */
+    Pool pipelinePool() {
+        return this.pipeline.pool();
     }
 
     /** Resumes a job that was running when the application went down. */
@@ -138,10 +152,11 @@ public class EtlJob implements DisposableBean {
             for (int i = 0; i < STAGES.size(); i++) {
                 this.stageDone.set(i, 0);
             }
-            this.pipeline = Pipeline.builder().name("etl-pipeline")
-                    .concurrency(this.properties.getEnrichConcurrency(), this.properties.getAnalyseConcurrency(),
-                            this.properties.getLoadConcurrency(), 1)
-                    .build();
+            Pipeline previous = this.pipeline;
+            this.pipeline = newPipeline();
+            if (previous != null) {
+                previous.close(); // idle, or the last run's, already closed
+            }
             this.state = State.RUNNING;
             Thread thread = new Thread(this::drive, "etl-driver");
             this.driver = thread;
@@ -239,6 +254,11 @@ public class EtlJob implements DisposableBean {
         }
         finally {
             p.close();
+            synchronized (this.lock) {
+                if (this.pipeline == p && !this.shuttingDown) {
+                    this.pipeline = newPipeline(); // idle until the next run; a closed pool would read as down
+                }
+            }
         }
         finish(end, failure);
     }
@@ -332,6 +352,10 @@ public class EtlJob implements DisposableBean {
             if (thread.isAlive()) {
                 logger.warn("ETL driver did not stop within 30 s of shutdown");
             }
+        }
+        Pipeline p = this.pipeline;
+        if (p != null && (thread == null || !thread.isAlive())) {
+            p.close(); // the idle one, or the run's, already closed
         }
     }
 
