@@ -55,6 +55,8 @@ class PoolsPropertySweepTests {
             new Option("nonblocking", "maybe", "2", ""),
             new Option("max-blocking-tasks", "-1", "many", "", "99999999999"),
             new Option("blocking-timeout", "-1s", "later", "", "999999999999999d"),
+            new Option("queue-timeout", "0s", "-1s", "later", "", "999999999999999d"),
+            new Option("run-timeout", "0ms", "-5s", "never", "", "999999999999999d"),
             new Option("virtual-threads", "maybe", ""),
             new Option("shutdown.await-termination-period", "-1s", "forever", "", "999999999999999d"));
 
@@ -189,10 +191,12 @@ class PoolsPropertySweepTests {
         return null;
     }
 
-    private static String shown(String value) {
+    /** A value as the report shows it: a duration that binds is shown as Java writes it ("PT0S"). */
+    static String shown(String value) {
         return switch (value) {
-            case "0s" -> "PT0S";
+            case "0s", "0ms" -> "PT0S";
             case "-1s" -> "PT-1S";
+            case "-5s" -> "PT-5S";
             case " " -> "";
             default -> value;
         };

@@ -146,6 +146,53 @@ class PoolsRefreshTests {
         });
     }
 
+    /** Bad values per live option, as the property sweep tries them at startup. */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> badRefreshes() {
+        Map<String, String[]> bad = new LinkedHashMap<>();
+        bad.put("capacity", new String[] { "0", "-2", "abc", "1.5", "99999999999", "-2147483649" });
+        bad.put("expiry", new String[] { "0s", "-1s", "soon", "999999999999999d" });
+        bad.put("disable-purge", new String[] { "maybe", "2" });
+        bad.put("queue-capacity", new String[] { "-1", "abc", "99999999999" });
+        bad.put("nonblocking", new String[] { "maybe", "2" });
+        bad.put("max-blocking-tasks", new String[] { "-1", "many", "99999999999" });
+        bad.put("blocking-timeout", new String[] { "-1s", "later", "999999999999999d" });
+        bad.put("queue-timeout", new String[] { "0s", "-1s", "later" });
+        bad.put("run-timeout", new String[] { "0ms", "-5s", "never" });
+        java.util.List<org.junit.jupiter.params.provider.Arguments> cases = new java.util.ArrayList<>();
+        bad.forEach((option, values) -> {
+            for (String value : values) {
+                cases.add(org.junit.jupiter.params.provider.Arguments.of("pools.instances.mail." + option, value));
+                cases.add(org.junit.jupiter.params.provider.Arguments.of("pools.defaults." + option, value));
+            }
+        });
+        return cases.stream();
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "[{index}] {0}={1}")
+    @org.junit.jupiter.params.provider.MethodSource("badRefreshes")
+    void aBadRefreshedValueIsWarnedNamingThePropertyAndChangesNoPool(String property, String value,
+            CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            io.github.workerpool.PoolConfig mailBefore = mail.config();
+            io.github.workerpool.PoolConfig crawlerBefore = crawler.config();
+            refresh(context, Map.of(property, value));
+            assertThat(context).hasNotFailed();
+            assertThat(mail.config()).isEqualTo(mailBefore);
+            if (property.startsWith("pools.instances.mail.")) {
+                assertThat(crawler.config()).isEqualTo(crawlerBefore);
+            }
+            // The instance's own value wins over a bad default it does not inherit: then nothing is wrong.
+            boolean shadowed = property.equals("pools.defaults.capacity") || property.equals("pools.defaults.queue-capacity")
+                    || property.equals("pools.defaults.blocking-timeout");
+            if (!shadowed) {
+                assertThat(output).contains("Invalid value '" + PoolsPropertySweepTests.shown(value) + "' for property '"
+                        + property + "'");
+            }
+        });
+    }
+
     /** Puts the values in front of every other source and publishes the event for their keys. */
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
