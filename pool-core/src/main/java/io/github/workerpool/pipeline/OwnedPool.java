@@ -4,17 +4,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
-import io.github.workerpool.PoolListener;
-import io.github.workerpool.PoolStats;
 
 /**
  * A pipeline's pool as others see it ({@link Pipeline#pool()}): every figure, the listeners and
  * purge, but no change to its size or lifecycle, which the pipeline owns (its capacity is the sum
  * of the stages' limits, so that every admitted batch has a worker).
  */
-final class OwnedPool implements Pool {
+final class OwnedPool extends ForwardingPool {
 
     private final Pool pool;
 
@@ -25,54 +24,14 @@ final class OwnedPool implements Pool {
         this.owner = owner;
     }
 
+    @Override
+    protected Pool delegate() {
+        return pool;
+    }
+
     private IllegalStateException owned(String what) {
         return new IllegalStateException("pool '" + pool.name() + "' belongs to pipeline '" + owner + "', which "
                 + what + "; change the pipeline's stage concurrency, or close the pipeline, instead");
-    }
-
-    @Override
-    public String name() {
-        return pool.name();
-    }
-
-    @Override
-    public int capacity() {
-        return pool.capacity();
-    }
-
-    @Override
-    public int running() {
-        return pool.running();
-    }
-
-    @Override
-    public int idle() {
-        return pool.idle();
-    }
-
-    @Override
-    public int free() {
-        return pool.free();
-    }
-
-    @Override
-    public int waiting() {
-        return pool.waiting();
-    }
-
-    @Override
-    public int queued() {
-        return pool.queued();
-    }
-
-    @Override
-    public PoolStats stats() {
-        return pool.stats();
-    }
-
-    @Override
-    public PoolConfig config() {
-        return pool.config();
     }
 
     /** @throws IllegalStateException always: the pipeline sizes its pool */
@@ -85,21 +44,6 @@ final class OwnedPool implements Pool {
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
         throw owned("sizes and configures it");
-    }
-
-    @Override
-    public int purge() {
-        return pool.purge();
-    }
-
-    @Override
-    public void addListener(PoolListener listener) {
-        pool.addListener(listener);
-    }
-
-    @Override
-    public void removeListener(PoolListener listener) {
-        pool.removeListener(listener);
     }
 
     /** @throws IllegalStateException always: the pipeline closes its pool */
@@ -120,25 +64,10 @@ final class OwnedPool implements Pool {
         throw owned("closes it when it is closed");
     }
 
-    @Override
-    public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        return pool.awaitTermination(timeout);
-    }
-
     /** @throws IllegalStateException always: the pipeline's pool is rebooted only by a new pipeline */
     @Override
     public void reboot() {
         throw owned("closes it for good when it is closed");
-    }
-
-    @Override
-    public boolean isClosed() {
-        return pool.isClosed();
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return pool.isTerminated();
     }
 
     /** @throws IllegalStateException always: the pipeline closes its pool */

@@ -1,14 +1,9 @@
 package io.github.workerpool.sample.etl;
 
-import java.time.Duration;
-import java.util.List;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 
+import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
-import io.github.workerpool.PoolConfig;
-import io.github.workerpool.PoolListener;
-import io.github.workerpool.PoolStats;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,117 +23,18 @@ class PipelinePoolBean {
     }
 
     /** A pool that forwards every call to the pool that is current now. */
-    private record Current(Supplier<Pool> pool) implements Pool {
+    private static final class Current extends ForwardingPool {
 
-        @Override
-        public String name() {
-            return this.pool.get().name();
+        private final Supplier<Pool> pool;
+
+        Current(Supplier<Pool> pool) {
+            this.pool = pool;
         }
 
+        /** The current run's pool; listeners added to it stay with that run (the meters read figures only). */
         @Override
-        public int capacity() {
-            return this.pool.get().capacity();
-        }
-
-        @Override
-        public int running() {
-            return this.pool.get().running();
-        }
-
-        @Override
-        public int idle() {
-            return this.pool.get().idle();
-        }
-
-        @Override
-        public int free() {
-            return this.pool.get().free();
-        }
-
-        @Override
-        public int waiting() {
-            return this.pool.get().waiting();
-        }
-
-        @Override
-        public int queued() {
-            return this.pool.get().queued();
-        }
-
-        @Override
-        public PoolStats stats() {
-            return this.pool.get().stats();
-        }
-
-        @Override
-        public PoolConfig config() {
-            return this.pool.get().config();
-        }
-
-        @Override
-        public void tune(int capacity) {
-            this.pool.get().tune(capacity);
-        }
-
-        @Override
-        public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
-            return this.pool.get().reconfigure(change);
-        }
-
-        @Override
-        public int purge() {
-            return this.pool.get().purge();
-        }
-
-        /** Listeners stay with the pool of the run they were added in; the meters read figures only. */
-        @Override
-        public void addListener(PoolListener listener) {
-            this.pool.get().addListener(listener);
-        }
-
-        @Override
-        public void removeListener(PoolListener listener) {
-            this.pool.get().removeListener(listener);
-        }
-
-        @Override
-        public void release() {
-            this.pool.get().release();
-        }
-
-        @Override
-        public List<?> releaseNow() {
-            return this.pool.get().releaseNow();
-        }
-
-        @Override
-        public boolean releaseTimeout(Duration timeout) throws InterruptedException {
-            return this.pool.get().releaseTimeout(timeout);
-        }
-
-        @Override
-        public boolean awaitTermination(Duration timeout) throws InterruptedException {
-            return this.pool.get().awaitTermination(timeout);
-        }
-
-        @Override
-        public void reboot() {
-            this.pool.get().reboot();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return this.pool.get().isClosed();
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return this.pool.get().isTerminated();
-        }
-
-        @Override
-        public void close() {
-            this.pool.get().close();
+        protected Pool delegate() {
+            return this.pool.get();
         }
 
     }

@@ -13,12 +13,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.UnaryOperator;
 
+import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
-import io.github.workerpool.PoolConfig;
 import io.github.workerpool.PoolListener;
-import io.github.workerpool.PoolStats;
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,7 +39,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * when its period ends is interrupted; tasks that never started are cancelled and counted, and one
  * WARN line with the pool's name says how many of each.
  */
-final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, SmartLifecycle, DisposableBean {
+final class SpringPool extends ForwardingPool
+        implements ExecutorService, AsyncTaskExecutor, SmartLifecycle, DisposableBean {
 
     /*
      * Lifecycle. The pool works from the moment it is made; start() only marks it running (and
@@ -306,63 +305,8 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Smar
     // ---------------------------------------------------------------- Pool
 
     @Override
-    public String name() {
-        return this.pool.name();
-    }
-
-    @Override
-    public int capacity() {
-        return this.pool.capacity();
-    }
-
-    @Override
-    public int running() {
-        return this.pool.running();
-    }
-
-    @Override
-    public int idle() {
-        return this.pool.idle();
-    }
-
-    @Override
-    public int free() {
-        return this.pool.free();
-    }
-
-    @Override
-    public int waiting() {
-        return this.pool.waiting();
-    }
-
-    @Override
-    public int queued() {
-        return this.pool.queued();
-    }
-
-    @Override
-    public PoolStats stats() {
-        return this.pool.stats();
-    }
-
-    @Override
-    public PoolConfig config() {
-        return this.pool.config();
-    }
-
-    @Override
-    public void tune(int capacity) {
-        this.pool.tune(capacity);
-    }
-
-    @Override
-    public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
-        return this.pool.reconfigure(change);
-    }
-
-    @Override
-    public int purge() {
-        return this.pool.purge();
+    protected Pool delegate() {
+        return this.pool;
     }
 
     /** Adds a listener; it is told of this bean, not of the {@link WorkerPool} inside it. */
@@ -383,48 +327,8 @@ final class SpringPool implements Pool, ExecutorService, AsyncTaskExecutor, Smar
     }
 
     @Override
-    public void release() {
-        this.pool.release();
-    }
-
-    @Override
     public List<Runnable> releaseNow() {
         return this.pool.releaseNow();
-    }
-
-    @Override
-    public boolean releaseTimeout(Duration timeout) throws InterruptedException {
-        return this.pool.releaseTimeout(timeout);
-    }
-
-    @Override
-    public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        return this.pool.awaitTermination(timeout);
-    }
-
-    @Override
-    public void reboot() {
-        this.pool.reboot();
-    }
-
-    @Override
-    public boolean isClosed() {
-        return this.pool.isClosed();
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return this.pool.isTerminated();
-    }
-
-    @Override
-    public void close() {
-        this.pool.close();
-    }
-
-    @Override
-    public String toString() {
-        return this.pool.toString();
     }
 
     /** A listener told of the bean instead of the pool inside it. */
