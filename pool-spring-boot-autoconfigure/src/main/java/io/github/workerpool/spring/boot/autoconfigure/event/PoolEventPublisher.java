@@ -62,9 +62,9 @@ final class PoolEventPublisher
      * bean. Listeners run on the check thread, and a storm costs them one event per pool, kind
      * and min-interval. Saturation is sampled: "continuously" means at every check.
      *
-     * Lifecycle. A SmartLifecycle in the last phase (Integer.MAX_VALUE): it starts after every
-     * other lifecycle bean and stops before every other, so before the pools' own phase releases
-     * them at context stop or close. start() takes as open or closed whatever each pool is, so
+     * Lifecycle. A SmartLifecycle in the last phase (Integer.MAX_VALUE, SmartLifecycle's
+     * default): it starts after, and stops before, every lower phase, among them the web server's
+     * and the pools' own (-1024), which releases them at context stop or close. start() takes as open or closed whatever each pool is, so
      * only a closing seen while it runs is an event. stop() clears running under lock, so no
      * check reads a pool after it; then it waits (at most STOP_WAIT, and not when a listener on
      * the check thread stops the context) for the check thread to publish what it found before
