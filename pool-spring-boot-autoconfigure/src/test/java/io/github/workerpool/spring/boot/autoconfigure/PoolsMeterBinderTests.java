@@ -70,6 +70,9 @@ class PoolsMeterBinderTests {
         scrape();
         verify(this.pool, times(1)).stats();
         this.workerPool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        // The future completes inside the task; the worker counts the task just after it.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> this.workerPool.stats().completed() == 1);
         this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
         scrape();
         verify(this.pool, times(2)).stats();

@@ -1,0 +1,547 @@
+package io.github.workerpool.spring.boot.autoconfigure.event;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolClosedException;
+import io.github.workerpool.PoolOverloadException;
+import io.github.workerpool.WorkerPool;
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+import io.github.workerpool.spring.boot.autoconfigure.PoolsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The pools' application events: each kind, the rate limit, saturation's delay, the lifecycle,
+ * the {@code pool.events} meter and the switches. Tests that need exact timing run the checks
+ * themselves with a clock of their own ({@link #manual}); the others run the real check thread
+ * with short intervals and wait for the events with Awaitility.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PoolEventsAutoConfigurationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                PoolEventsAutoConfiguration.class, MetricsAutoConfiguration.class,
+                CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withBean(Captor.class)
+        .withPropertyValues("pools.events.check-interval=10ms", "pools.events.min-interval=0s",
+                "pools.events.saturation-after=200ms");
+
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+    @Test
+    void aRejectionIsPublishedWithThePoolsBeanNameItsCountAndTheRejection() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true")
+            .run((context) -> {
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                assertThatExceptionOfType(PoolOverloadException.class).isThrownBy(() -> mail.execute(() -> { }));
+                PoolRejectionEvent event = captor(context).awaitFirst(PoolRejectionEvent.class);
+                assertThat(event.getPoolName()).isEqualTo("mail");
+                assertThat(event.getPool()).isSameAs(mail);
+                assertThat(event.getOccurrences()).isEqualTo(1);
+                assertThat(event.getLastRejection()).isInstanceOf(PoolOverloadException.class);
+                assertThat(event.getStats().capacity()).isEqualTo(1);
+                assertThat(event.getStats().rejected()).isEqualTo(1);
+                assertThat(event.toString()).startsWith("PoolRejectionEvent[pool=mail, occurrences=1, lastRejection=");
+                release.countDown();
+            });
+    }
+
+    @Test
+    void anApplicationBuiltPoolIsNamedByItsBeanName() {
+        WorkerPool own = WorkerPool.builder().name("inner-name").capacity(1).nonblocking(true).build();
+        this.runner.withBean("own", WorkerPool.class, () -> own).run((context) -> {
+            CountDownLatch release = occupy(own, 1);
+            assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> own.execute(() -> { }));
+            assertThat(captor(context).awaitFirst(PoolRejectionEvent.class).getPoolName()).isEqualTo("own");
+            release.countDown();
+        });
+    }
+
+    @Test
+    void aStormOfRejectionsIsFoldedIntoFewEventsWhoseCountsAddUp() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true",
+                "pools.instances.crawler.capacity=1", "pools.instances.crawler.nonblocking=true"),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                ExecutorService crawler = context.getBean("crawler", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                CountDownLatch releaseCrawler = occupy(crawler, 1);
+                AtomicInteger rejected = new AtomicInteger();
+                List<Thread> stormers = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    Thread stormer = new Thread(() -> {
+                        for (int i = 0; i < 2_500; i++) {
+                            try {
+                                mail.execute(() -> { });
+                            }
+                            catch (RejectedExecutionException ex) {
+                                rejected.incrementAndGet();
+                            }
+                        }
+                    });
+                    stormers.add(stormer);
+                    stormer.start();
+                }
+                // The clock stands still during the storm: after the first event, mail's are held.
+                while (stormers.stream().anyMatch(Thread::isAlive)) {
+                    publisher.check();
+                }
+                for (Thread stormer : stormers) {
+                    stormer.join();
+                }
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> crawler.execute(() -> { }));
+                publisher.check();
+                Captor captor = captor(context);
+                assertThat(captor.of(PoolRejectionEvent.class, "crawler")).as("another pool has its own limit")
+                    .singleElement()
+                    .satisfies((event) -> assertThat(event.getOccurrences()).isEqualTo(1));
+                assertThat(captor.of(PoolRejectionEvent.class, "mail")).hasSizeLessThanOrEqualTo(1);
+                this.nanos.addAndGet(Duration.ofSeconds(10).toNanos() - 1);
+                publisher.check();
+                assertThat(captor.of(PoolRejectionEvent.class, "mail")).hasSizeLessThanOrEqualTo(1);
+                this.nanos.addAndGet(1);
+                publisher.check();
+                List<PoolRejectionEvent> events = captor.of(PoolRejectionEvent.class, "mail");
+                assertThat(rejected.get()).isEqualTo(10_000);
+                assertThat(events).hasSizeBetween(1, 2);
+                assertThat(events.stream().mapToLong(PoolEvent::getOccurrences).sum()).isEqualTo(10_000);
+                assertThat(((Pool) mail).stats().rejected()).isEqualTo(10_000);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get("pool.events").tags("name", "mail", "kind", "rejection").counter().count())
+                    .isEqualTo(events.size());
+                release.countDown();
+                releaseCrawler.countDown();
+            });
+    }
+
+    @Test
+    void theRateLimitIsPerKind() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true"),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> mail.execute(() -> { }));
+                publisher.check();
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> mail.execute(() -> { }));
+                release.countDown();
+                mail.shutdown();
+                publisher.check();
+                Captor captor = captor(context);
+                assertThat(captor.of(PoolRejectionEvent.class, "mail")).hasSize(1);
+                assertThat(captor.of(PoolClosedEvent.class, "mail")).hasSize(1);
+                this.nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+                publisher.check();
+                assertThat(captor.of(PoolRejectionEvent.class, "mail")).hasSize(2)
+                    .allSatisfy((event) -> assertThat(event.getOccurrences()).isEqualTo(1));
+            });
+    }
+
+    @Test
+    void saturationIsPublishedOnlyOnceThePoolStayedSaturatedForSaturationAfter() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.idle.capacity=1"),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                Captor captor = captor(context);
+                CountDownLatch release = occupy(mail, 1);
+                publisher.check();
+                this.nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+                publisher.check();
+                assertThat(captor.of(PoolSaturationEvent.class)).as("busy, but no caller waits").isEmpty();
+
+                Thread caller = waitingCaller(mail);
+                publisher.check();
+                this.nanos.addAndGet(Duration.ofSeconds(10).toNanos() - 1);
+                publisher.check();
+                assertThat(captor.of(PoolSaturationEvent.class)).as("saturated for 10s - 1ns").isEmpty();
+                this.nanos.addAndGet(1);
+                publisher.check();
+                PoolSaturationEvent event = captor.of(PoolSaturationEvent.class).get(0);
+                assertThat(event.getPoolName()).isEqualTo("mail");
+                assertThat(event.getOccurrences()).isEqualTo(1);
+                assertThat(event.getSaturatedFor()).isEqualTo(Duration.ofSeconds(10));
+                assertThat(event.getStats().waiting()).isEqualTo(1);
+                assertThat(event.getStats().running()).isEqualTo(1);
+                this.nanos.addAndGet(Duration.ofMinutes(5).toNanos());
+                publisher.check();
+                assertThat(captor.of(PoolSaturationEvent.class)).as("one saturation, one event").hasSize(1);
+
+                release.countDown();
+                caller.join();
+                await().atMost(WAIT).until(() -> ((Pool) mail).running() == 0);
+                publisher.check();
+                release = occupy(mail, 1);
+                caller = waitingCaller(mail);
+                publisher.check();
+                this.nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+                publisher.check();
+                assertThat(captor.of(PoolSaturationEvent.class)).as("a new saturation").hasSize(2);
+                release.countDown();
+                caller.join();
+            });
+    }
+
+    @Test
+    void aFullQueueIsSaturationToo() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-capacity=2",
+                "pools.instances.mail.nonblocking=true"), Duration.ofSeconds(10), Duration.ZERO)
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                mail.execute(() -> { });
+                publisher.check();
+                assertThat(captor(context).of(PoolSaturationEvent.class)).as("one free queue slot").isEmpty();
+                mail.execute(() -> { });
+                publisher.check();
+                assertThat(captor(context).of(PoolSaturationEvent.class)).singleElement()
+                    .satisfies((event) -> assertThat(event.getStats().queued()).isEqualTo(2));
+                release.countDown();
+            });
+    }
+
+    @Test
+    void saturationWaitsForSaturationAfterOnTheCheckThread() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1").run((context) -> {
+            ExecutorService mail = context.getBean("mail", ExecutorService.class);
+            long before = System.nanoTime();
+            CountDownLatch release = occupy(mail, 1);
+            Thread caller = waitingCaller(mail);
+            Captor captor = captor(context);
+            PoolSaturationEvent event = captor.awaitFirst(PoolSaturationEvent.class);
+            assertThat(captor.receivedAt(event) - before).as("nanos from saturation to event")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
+            assertThat(event.getSaturatedFor()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+            assertThat(captor.thread(event)).isEqualTo("pool-events");
+            release.countDown();
+            caller.join();
+        });
+    }
+
+    @Test
+    void queueTimeoutsArePublishedWithTheLongestWaitAndThePoolsTimeout() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-timeout=1ns")
+            .run((context) -> {
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                for (int i = 0; i < 3; i++) {
+                    mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                }
+                Captor captor = captor(context);
+                await().atMost(WAIT).until(() -> captor.occurrences(PoolQueueTimeoutEvent.class) == 3);
+                assertThat(captor.of(PoolQueueTimeoutEvent.class)).allSatisfy((event) -> {
+                    assertThat(event.getPoolName()).isEqualTo("mail");
+                    assertThat(event.getLongestQueued()).isPositive();
+                    assertThat(event.getQueueTimeout()).isEqualTo(Duration.ofNanos(1));
+                });
+            });
+    }
+
+    @Test
+    void runTimeoutsArePublishedWithTheLongestRunAndThePoolsTimeout() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.run-timeout=1ms")
+            .run((context) -> {
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                mail.submit(() -> new CountDownLatch(1).await(20, TimeUnit.MILLISECONDS)).get(10, TimeUnit.SECONDS);
+                PoolRunTimeoutEvent event = captor(context).awaitFirst(PoolRunTimeoutEvent.class);
+                assertThat(event.getPoolName()).isEqualTo("mail");
+                assertThat(event.getOccurrences()).isEqualTo(1);
+                assertThat(event.getLongestRun()).isGreaterThanOrEqualTo(Duration.ofMillis(20));
+                assertThat(event.getRunTimeout()).isEqualTo(Duration.ofMillis(1));
+            });
+    }
+
+    @Test
+    void aPoolClosedWhileTheApplicationRunsIsPublishedOnce() {
+        Captor[] captor = new Captor[1];
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.crawler.capacity=1")
+            .run((context) -> {
+                captor[0] = captor(context);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                mail.shutdown();
+                PoolClosedEvent event = captor[0].awaitFirst(PoolClosedEvent.class);
+                assertThat(event.getPoolName()).isEqualTo("mail");
+                assertThat(event.getOccurrences()).isEqualTo(1);
+                assertThatExceptionOfType(PoolClosedException.class).isThrownBy(() -> mail.execute(() -> { }));
+                await().atMost(WAIT).until(() -> captor[0].of(PoolRejectionEvent.class).size() == 1);
+                assertThat(captor[0].of(PoolRejectionEvent.class).get(0).getLastRejection())
+                    .isInstanceOf(PoolClosedException.class);
+            });
+        assertThat(captor[0].of(PoolClosedEvent.class)).as("crawler, closed by the context, is not reported")
+            .extracting(PoolEvent::getPoolName)
+            .containsExactly("mail");
+    }
+
+    @Test
+    void poolsClosedByTheContextsStopOrCloseSendNoEvent() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1"), Duration.ofSeconds(10),
+                Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                Pool mail = context.getBean("mail", Pool.class);
+                Captor captor = captor(context);
+                context.stop();
+                assertThat(mail.isClosed()).isTrue();
+                assertThat(publisher.isRunning()).isFalse();
+                publisher.check();
+                context.start();
+                assertThat(mail.isClosed()).isFalse();
+                publisher.check();
+                assertThat(captor.of(PoolClosedEvent.class)).isEmpty();
+
+                mail.release();
+                publisher.check();
+                assertThat(captor.of(PoolClosedEvent.class)).hasSize(1);
+                mail.reboot();
+                publisher.check();
+
+                context.close();
+                assertThat(mail.isClosed()).isTrue();
+                publisher.check();
+                assertThat(captor.of(PoolClosedEvent.class)).hasSize(1);
+            });
+    }
+
+    @Test
+    void aListenerThatThrowsIsLoggedAndTheChecksGoOn(CapturedOutput output) {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-timeout=1ns")
+            .withBean(Thrower.class)
+            .run((context) -> {
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                AtomicInteger calls = context.getBean(Thrower.class).calls;
+                mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                await().atMost(WAIT).until(() -> calls.get() == 1);
+                mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                await().atMost(WAIT).until(() -> calls.get() == 2);
+                assertThat(output).contains("A listener failed on PoolQueueTimeoutEvent[pool=mail, occurrences=1");
+            });
+    }
+
+    @Test
+    void aListenerOnTheCheckThreadMayStopTheContext() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1")
+            .withBean(Stopper.class)
+            .run((context) -> {
+                context.getBean("mail", ExecutorService.class).shutdown();
+                await().atMost(WAIT).until(() -> !context.getBean(PoolEventPublisher.class).isRunning());
+                assertThat(context.getBean(Stopper.class).stopped.get()).isTrue();
+            });
+    }
+
+    @Test
+    void everyPoolHasAPoolEventsCounterPerKindThatCountsEvents() {
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.crawler.capacity=1"),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                for (String pool : new String[] { "mail", "crawler" }) {
+                    for (String kind : new String[] { "rejection", "saturation", "queue-timeout", "run-timeout",
+                            "closed" }) {
+                        assertThat(registry.get("pool.events").tags("name", pool, "kind", kind).counter().count())
+                            .as("%s %s", pool, kind)
+                            .isZero();
+                    }
+                }
+                assertThat(registry.get("pool.events").counter().getId().getBaseUnit()).isEqualTo("events");
+                assertThat(registry.get("pool.events").counter().getId().getDescription()).isNotBlank();
+                context.getBean("mail", Pool.class).release();
+                context.getBean(PoolEventPublisher.class).check();
+                assertThat(registry.get("pool.events").tags("name", "mail", "kind", "closed").counter().count())
+                    .isEqualTo(1);
+                ((DefaultListableBeanFactory) context.getBeanFactory()).destroySingleton("mail");
+                assertThat(registry.find("pool.events").tag("name", "mail").counters()).isEmpty();
+                assertThat(registry.find("pool.events").tag("name", "crawler").counters()).hasSize(5);
+            });
+    }
+
+    @Test
+    void eventsAreOffWhenDisabled() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.events.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(PoolEventPublisher.class)
+                .doesNotHaveBean(PoolEventsMeterBinder.class)
+                .doesNotHaveBean(PoolEventsProperties.class));
+    }
+
+    @Test
+    void eventsWorkWithoutMicrometer() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, PoolEventsAutoConfiguration.class))
+            .withClassLoader(new FilteredClassLoader("io.micrometer"))
+            .withBean(Captor.class)
+            .withPropertyValues("pools.instances.mail.capacity=1", "pools.events.check-interval=10ms")
+            .run((context) -> {
+                assertThat(context).hasSingleBean(PoolEventPublisher.class).doesNotHaveBean(PoolEventsMeterBinder.class);
+                context.getBean("mail", ExecutorService.class).shutdown();
+                assertThat(captor(context).awaitFirst(PoolClosedEvent.class).getPoolName()).isEqualTo("mail");
+            });
+    }
+
+    @Test
+    void aBadDurationFailsStartupNamingTheProperty() {
+        this.runner.withPropertyValues("pools.events.min-interval=-1s").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOfSatisfying(PoolConfigurationException.class,
+                        (ex) -> assertThat(ex.getProperty()).isEqualTo("pools.events.min-interval"))
+                .hasMessageContaining("min-interval must be 0 or more");
+        });
+        this.runner.withPropertyValues("pools.events.check-interval=0s").run((context) -> assertThat(context
+            .getStartupFailure()).rootCause().hasMessageContaining("pools.events.check-interval"));
+    }
+
+    /**
+     * The runner with a publisher that checks only when the test calls check(), on the test's clock.
+     */
+    private ApplicationContextRunner manual(ApplicationContextRunner runner, Duration minInterval,
+            Duration saturationAfter) {
+        PoolEventsProperties properties = new PoolEventsProperties();
+        properties.setCheckInterval(Duration.ofDays(1));
+        properties.setMinInterval(minInterval);
+        properties.setSaturationAfter(saturationAfter);
+        return runner.withBean(PoolEventPublisher.class, () -> new PoolEventPublisher(properties, this.nanos::get));
+    }
+
+    private static Captor captor(AssertableApplicationContext context) {
+        return context.getBean(Captor.class);
+    }
+
+    /** Runs n tasks that hold their workers until the latch is counted down. */
+    private static CountDownLatch occupy(ExecutorService pool, int n) {
+        CountDownLatch release = new CountDownLatch(1);
+        for (int i = 0; i < n; i++) {
+            pool.execute(() -> {
+                try {
+                    release.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        await().atMost(WAIT).until(() -> ((Pool) pool).running() == n);
+        return release;
+    }
+
+    /** Starts a caller that waits in execute, and returns once it waits. */
+    private static Thread waitingCaller(ExecutorService pool) {
+        int waiting = ((Pool) pool).waiting();
+        Thread caller = new Thread(() -> pool.execute(() -> { }));
+        caller.start();
+        await().atMost(WAIT).until(() -> ((Pool) pool).waiting() == waiting + 1);
+        return caller;
+    }
+
+    /** Every pool event, with when and on which thread it arrived. */
+    static class Captor implements ApplicationListener<PoolEvent> {
+
+        private final List<Received> received = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onApplicationEvent(PoolEvent event) {
+            this.received.add(new Received(event, System.nanoTime(), Thread.currentThread().getName()));
+        }
+
+        <T extends PoolEvent> List<T> of(Class<T> type) {
+            return this.received.stream().map(Received::event).filter(type::isInstance).map(type::cast).toList();
+        }
+
+        <T extends PoolEvent> List<T> of(Class<T> type, String pool) {
+            return of(type).stream().filter((event) -> event.getPoolName().equals(pool)).toList();
+        }
+
+        long occurrences(Class<? extends PoolEvent> type) {
+            return of(type).stream().mapToLong(PoolEvent::getOccurrences).sum();
+        }
+
+        <T extends PoolEvent> T awaitFirst(Class<T> type) {
+            await().atMost(WAIT).until(() -> !of(type).isEmpty());
+            return of(type).get(0);
+        }
+
+        long receivedAt(PoolEvent event) {
+            return this.received.stream().filter((r) -> r.event() == event).findFirst().orElseThrow().at();
+        }
+
+        String thread(PoolEvent event) {
+            return this.received.stream().filter((r) -> r.event() == event).findFirst().orElseThrow().thread();
+        }
+
+        record Received(PoolEvent event, long at, String thread) {
+        }
+
+    }
+
+    /** A listener that stops the application context, on the thread that publishes the event. */
+    static class Stopper implements ApplicationListener<PoolClosedEvent>, ApplicationContextAware {
+
+        final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+
+        private ConfigurableApplicationContext context;
+
+        @Override
+        public void setApplicationContext(ApplicationContext context) {
+            this.context = (ConfigurableApplicationContext) context;
+        }
+
+        @Override
+        public void onApplicationEvent(PoolClosedEvent event) {
+            this.context.stop();
+            this.stopped.set(true);
+        }
+
+    }
+
+    /** A listener that throws on every event. */
+    static class Thrower implements ApplicationListener<PoolEvent> {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public void onApplicationEvent(PoolEvent event) {
+            this.calls.incrementAndGet();
+            throw new IllegalStateException("expected by the test");
+        }
+
+    }
+
+}
