@@ -26,10 +26,13 @@ import java.util.function.UnaryOperator;
  */
 final class ReconfigureStorm {
 
-    private static final int[] BOUNDED_QUEUES = {1, 2, 4, 16, 64, 256, 1024};
-    private static final int[] MAX_BLOCKING = {0, 0, 0, 1, 2, 4};
-    private static final Duration[] BLOCKING_TIMEOUTS = {null, null, null, Duration.ZERO, Duration.ofMillis(1),
-        Duration.ofMillis(5), Duration.ofMillis(50)};
+    // Options that make a full pool reject at once (nonblocking, waiting limits, a zero timeout) are
+    // among the choices but rare: a rejection costs a producer a microsecond where a wait costs it
+    // a task's time, so even short spells of them reject a large share of the tasks.
+    private static final int[] BOUNDED_QUEUES = {1, 2, 8, 64, 256, 1024, 4096};
+    private static final int[] MAX_BLOCKING = {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4};
+    private static final Duration[] BLOCKING_TIMEOUTS = {null, null, null, null, null, null, null, null, Duration.ZERO,
+        Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(50)};
     private static final Duration[] EXPIRIES = {Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(100),
         Duration.ofSeconds(60)};
     private static final Duration[] TASK_TIMEOUTS = {null, null, Duration.ofNanos(1), Duration.ofNanos(100_000),
@@ -101,7 +104,7 @@ final class ReconfigureStorm {
             }
             if (random.nextBoolean()) {
                 // Mostly the pool's own mode, so that blocking pools keep exercising their waiters.
-                boolean nb = random.nextInt(6) == 0 ? !baseline.nonblocking() : baseline.nonblocking();
+                boolean nb = random.nextInt(12) == 0 ? !baseline.nonblocking() : baseline.nonblocking();
                 parts.add(x -> x.withNonblocking(nb));
                 changes++;
             }
