@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,10 +20,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The soak: many tasks from several producers while a chaos thread tunes, purges, interrupts,
- * and cycles release/reboot and shutdownNow/reboot; tasks throw exceptions and Errors
- * (StackOverflowError). At the end every task is accounted for
- * ({@code submitted == ran + rejected + returned}), no worker thread is left, and the heap is back
- * near its starting level. Prints its figures.
+ * and cycles release/reboot and shutdownNow/reboot, and a storm thread reconfigures several live
+ * options at once and adds and removes listeners ({@link ReconfigureStorm}); tasks throw
+ * exceptions and Errors (StackOverflowError). At the end every task is accounted for
+ * ({@code submitted == ran + rejected + returned}), the pool's totals add up, its listeners heard
+ * an end for every start, no worker thread is left, and the heap is back near its starting
+ * level. Prints its figures.
  *
  * <p>The normal build runs a short version; the full one is
  * {@code ./mvnw -pl pool-core test -Dtest=SoakTest -Dsoak.tasks=10000000}; add
@@ -58,6 +61,12 @@ class SoakTest {
 
         /** Worker threads not yet exited (empty once terminated). */
         int liveWorkerThreads();
+
+        /** The pool itself, for the reconfiguration storm. */
+        Pool pool();
+
+        /** What is wrong with the quiet pool's internal structure (of every sub-pool); empty if all is well. */
+        List<String> quietStructureProblems();
     }
 
     static Target of(WorkerPool p) {
@@ -73,6 +82,8 @@ class SoakTest {
             public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(60, TimeUnit.SECONDS); }
             public PoolStats stats() { return p.stats(); }
             public int liveWorkerThreads() { return p.workerThreads().size(); }
+            public Pool pool() { return p; }
+            public List<String> quietStructureProblems() { return p.quietStructureProblems(); }
         };
     }
 
@@ -89,6 +100,8 @@ class SoakTest {
             public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(Duration.ofSeconds(60)); }
             public PoolStats stats() { return p.stats(); }
             public int liveWorkerThreads() { return p.pool().workerThreads().size(); }
+            public Pool pool() { return p; }
+            public List<String> quietStructureProblems() { return p.pool().quietStructureProblems(); }
         };
     }
 
@@ -105,6 +118,10 @@ class SoakTest {
             public boolean awaitTermination() throws InterruptedException { return p.awaitTermination(60, TimeUnit.SECONDS); }
             public PoolStats stats() { return p.stats(); }
             public int liveWorkerThreads() { return p.pools().stream().mapToInt(w -> w.workerThreads().size()).sum(); }
+            public Pool pool() { return p; }
+            public List<String> quietStructureProblems() {
+                return p.pools().stream().flatMap(w -> w.quietStructureProblems().stream()).toList();
+            }
         };
     }
 
@@ -213,27 +230,64 @@ class SoakTest {
             }
         }, "soak-chaos");
         chaos.start();
+        // Reconfiguration storms, racing the producers and the chaos thread's tune, purge, release,
+        // shutdownNow and reboot, and then the final drain: several live options at once,
+        // listeners added and removed.
+        ReconfigureStorm storm = new ReconfigureStorm(pool.pool());
+        AtomicBoolean storming = new AtomicBoolean(true);
+        AtomicReference<Throwable> stormFailure = new AtomicReference<>();
+        Thread stormer = new Thread(() -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            try {
+                while (storming.get()) {
+                    for (int burst = 1 + random.nextInt(3); burst > 0; burst--) {
+                        storm.step(random);
+                    }
+                    Thread.sleep(1); // pacing, as for the chaos thread
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                stormFailure.set(t);
+            }
+        }, "soak-storm");
+        stormer.start();
         for (Thread t : producers) {
             t.join();
         }
         producing.set(false);
         chaos.join();
         pool.release();
-        assertThat(pool.awaitTermination()).as("%s terminates", pool).isTrue();
+        boolean terminated;
+        try {
+            terminated = pool.awaitTermination();
+        } finally {
+            storming.set(false);
+            stormer.join();
+        }
+        assertThat(terminated).as("%s terminates", pool).isTrue();
 
         PoolStats s = pool.stats();
         long lost = submitted.get() - ran.get() - rejected.get() - returned.get();
         long heapAfter = usedHeapAfterGc();
         System.out.printf("soak %-24s tasks=%,d ran=%,d rejected=%,d returned=%,d faults=%,d lost=%d "
-                        + "failed=%,d heap %,d KB -> %,d KB in %,d ms%n",
+                        + "failed=%,d reconfigurations=%,d (refused %,d, listener changes %,d) queueTimeouts=%,d "
+                        + "runTimeouts=%,d heap %,d KB -> %,d KB in %,d ms%n",
                 label, submitted.get(), ran.get(), rejected.get(), returned.get(), faults.get(), lost, s.failed(),
-                heapBefore / 1024, heapAfter / 1024, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                storm.reconfigurations.sum(), storm.refused.sum(), storm.listenerChanges.sum(), s.queueTimeouts(),
+                s.runTimeouts(), heapBefore / 1024, heapAfter / 1024,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
 
+        assertThat(stormFailure.get()).as("the storm's own checks").isNull();
         assertThat(lost).as("lost tasks").isZero();
         assertThat(s.submitted()).isEqualTo(submitted.get());
         assertThat(s.rejected()).isEqualTo(rejected.get());
         assertThat(s.cancelled()).isEqualTo(returned.get());
         assertThat(s.completed() + s.failed()).isEqualTo(ran.get());
+        assertThat(s.submitted()).as("submitted == completed + failed + rejected + cancelled + running + queued, %s", s)
+                .isEqualTo(s.completed() + s.failed() + s.rejected() + s.cancelled() + s.running() + s.queued());
+        storm.assertListenersAgreeWith(s);
+        assertThat(pool.quietStructureProblems()).as("internal structure of %s", pool.name()).isEmpty();
         assertThat(pool.liveWorkerThreads()).isZero();
         awaitNoThreadsNamed(pool.name() + "-");
         assertThat(heapAfter).as("heap back near its starting level").isLessThan(heapBefore + 32L * 1024 * 1024);

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,8 +21,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Bounded concurrency stress in the normal build: several producers against one pool while
- * another thread tunes and purges at random and some tasks throw; afterwards every task is
- * accounted for (ran, rejected, or returned by shutdownNow) and no worker thread is left.
+ * another thread tunes, purges and reconfigures several live options at once at random
+ * ({@link ReconfigureStorm}) and some tasks throw; afterwards every task is accounted for (ran,
+ * rejected, or returned by shutdownNow), the listeners the storm added and removed heard an end
+ * for every start, and no worker thread is left.
  */
 class WorkerPoolStressTest extends PoolTestSupport {
 
@@ -49,23 +52,33 @@ class WorkerPoolStressTest extends PoolTestSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("pools")
-    void everyTaskIsAccountedFor_underTuneAndPurge(String label, Supplier<WorkerPool.Builder> builder) throws Exception {
+    void everyTaskIsAccountedFor_underTunePurgeAndReconfigureStorms(String label, Supplier<WorkerPool.Builder> builder)
+            throws Exception {
         WorkerPool pool = pool(builder.get().panicHandler(t -> { }));
         AtomicLong ran = new AtomicLong();
         AtomicLong threw = new AtomicLong();
         AtomicLong rejected = new AtomicLong();
         AtomicBoolean producing = new AtomicBoolean(true);
+        ReconfigureStorm storm = new ReconfigureStorm(pool);
+        AtomicReference<Throwable> chaosFailure = new AtomicReference<>();
 
         Thread chaos = start("chaos", () -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             boolean tunable = !pool.config().preAlloc();
-            while (producing.get()) {
-                if (tunable && random.nextInt(3) == 0) {
-                    pool.tune(1 + random.nextInt(6));
-                } else {
-                    pool.purge();
+            try {
+                while (producing.get()) {
+                    int move = random.nextInt(3);
+                    if (tunable && move == 0) {
+                        pool.tune(1 + random.nextInt(6));
+                    } else if (move == 1) {
+                        storm.step(random);
+                    } else {
+                        pool.purge();
+                    }
+                    Thread.yield();
                 }
-                Thread.yield();
+            } catch (Throwable t) {
+                chaosFailure.set(t);
             }
         });
         List<Thread> producers = new ArrayList<>();
@@ -94,11 +107,13 @@ class WorkerPoolStressTest extends PoolTestSupport {
         }
         producing.set(false);
         chaos.join(10_000);
+        assertThat(chaosFailure.get()).as("the storm's own checks").isNull();
         pool.shutdown();
         assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("%s terminates", pool).isTrue();
 
         long submitted = (long) PRODUCERS * TASKS_PER_PRODUCER;
         PoolStats s = pool.stats();
+        storm.assertListenersAgreeWith(s);
         assertThat(ran.get() + rejected.get()).as("ran + rejected").isEqualTo(submitted);
         assertThat(s.submitted()).isEqualTo(submitted);
         assertThat(s.rejected()).isEqualTo(rejected.get());
@@ -153,6 +168,21 @@ class WorkerPoolStressTest extends PoolTestSupport {
         AtomicLong rejected = new AtomicLong();
         AtomicLong submittedByProducers = new AtomicLong();
         List<Thread> producers = new ArrayList<>();
+        // Reconfiguration storms race the producers, shutdownNow, and the stopped pool's drain.
+        ReconfigureStorm storm = new ReconfigureStorm(pool);
+        AtomicBoolean storming = new AtomicBoolean(true);
+        AtomicReference<Throwable> stormFailure = new AtomicReference<>();
+        Thread stormer = start("storm", () -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            try {
+                while (storming.get()) {
+                    storm.step(random);
+                    Thread.yield();
+                }
+            } catch (Throwable t) {
+                stormFailure.set(t);
+            }
+        });
         for (int p = 0; p < PRODUCERS; p++) {
             producers.add(start("producer-" + p, () -> {
                 for (int i = 0; i < TASKS_PER_PRODUCER / 4; i++) {
@@ -170,6 +200,9 @@ class WorkerPoolStressTest extends PoolTestSupport {
         for (Thread t : producers) {
             t.join(TimeUnit.SECONDS.toMillis(60));
         }
+        storming.set(false);
+        stormer.join(10_000);
+        assertThat(stormFailure.get()).as("the storm's own checks").isNull();
         assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         assertThat(ran.get() + rejected.get() + returned.size())
                 .as("ran + rejected + returned").isEqualTo(submittedByProducers.get());
@@ -177,5 +210,6 @@ class WorkerPoolStressTest extends PoolTestSupport {
         assertThat(s.cancelled()).isEqualTo(returned.size());
         assertThat(s.rejected()).isEqualTo(rejected.get());
         assertThat(s.completed()).isEqualTo(ran.get());
+        storm.assertListenersAgreeWith(s);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.workerpool;
 
+import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -8,8 +9,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lincheck model checking of the pool's state transitions and levels with a small capacity:
- * every interleaving of tune, purge, release, reboot and the level reads must be explainable by
- * some sequential order of the same calls. Submission is not among the operations: the workers it
+ * every interleaving of tune, reconfigure (capacity, nonblocking, maxBlockingTasks,
+ * blockingTimeout and queueTimeout changed at once; its result is the options it applied), purge,
+ * release, reboot and the level reads must be explainable by some sequential order of the same
+ * calls. Submission is not among the operations: the workers it
  * starts outlive the operations (idle workers wait for work), which Lincheck reports as a hang;
  * submission races are the jcstress tests' job. About 30 s, so it runs in the normal build.
  */
@@ -22,6 +25,18 @@ public class WorkerPoolLincheckTest {
     public int tune(@Param(name = "capacity") int capacity) {
         pool.tune(capacity);
         return 0;
+    }
+
+    /**
+     * Several options at once, by capacity: 3 is a wide nonblocking pool with waiting limits, 1 a
+     * narrow blocking one with task timeouts, 2 the options as built.
+     */
+    @Operation
+    public PoolConfig reconfigure(@Param(name = "capacity") int capacity) {
+        return pool.reconfigure(c -> c.withCapacity(capacity).withNonblocking(capacity == 3)
+                .withMaxBlockingTasks(capacity == 3 ? 2 : 0)
+                .withBlockingTimeout(capacity == 3 ? Duration.ofMillis(5) : null)
+                .withQueueTimeout(capacity == 1 ? Duration.ofSeconds(1) : null));
     }
 
     @Operation
