@@ -35,7 +35,15 @@ final class TestHttp {
 
     /** POSTs {@code body} as JSON (no body and no content type if null), logged in if user is not null. */
     Response post(String path, String body, String user, String password) {
+        return post(path, body, user, password, new String[0]);
+    }
+
+    /** As {@link #post(String, String, String, String)}, with extra headers (name, value, name, value, ...). */
+    Response post(String path, String body, String user, String password, String... headers) {
         HttpRequest.Builder request = request(path, user, password);
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
         if (body != null) {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
         }
