@@ -96,7 +96,7 @@ function tooltipPlugin() {
         tip.replaceChildren();
         const time = document.createElement('div');
         time.className = 'time';
-        time.textContent = new Date(u.data[0][i] * 1000).toLocaleTimeString();
+        time.textContent = clock(u.data[0][i]);
         tip.appendChild(time);
         SERIES.forEach((s, k) => {
           if (!u.series[k + 1].show) return;
@@ -118,6 +118,11 @@ function tooltipPlugin() {
   };
 }
 
+/** A time of day, 24-hour, to the second: the time axis's labels and the tooltip's heading. */
+function clock(seconds) {
+  return new Date(seconds * 1000).toLocaleTimeString([], { hour12: false });
+}
+
 const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 
 function newChart(container) {
@@ -128,18 +133,18 @@ function newChart(container) {
     cursor: { drag: { x: false, y: false } },
     legend: { live: false }, // the tooltip shows the values; the legend is the key, and toggles lines
     scales: {
-      // Always the last five minutes, however few samples there are yet.
-      x: { time: true, range: (u, min, max) => [max - WINDOW, max] },
+      // At least the last minute, growing to five as samples come in.
+      x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] },
       y: { range: (u, min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
       rate: { range: (u, min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
     },
     axes: [
-      {},
+      { space: 70, values: (u, splits) => splits.map((t) => clock(t)) },
       { scale: 'y', incrs: INTEGER_STEPS, size: 45 },
       { scale: 'rate', side: 1, incrs: INTEGER_STEPS, grid: { show: false }, stroke: '#dc2626', size: 45 },
     ],
     series: [
-      { label: 'time', value: (u, v) => (v == null ? '' : new Date(v * 1000).toLocaleTimeString()) },
+      { label: 'time', value: (u, v) => (v == null ? '' : clock(v)) },
       ...SERIES.map((s) => ({ label: s.label, stroke: s.stroke, dash: s.dash, width: 1.5, scale: s.scale || 'y',
         points: { show: false } })),
     ],
