@@ -230,6 +230,21 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
     }
 
     @Test
+    void aPageThatNeedsALogin_sendsABrowserToTheLoginForm_andAsksCurlForBasicCredentials() {
+        TestHttp http = http();
+        TestHttp.Response curl = http.get("/actuator/env");
+        assertThat(curl.status()).isEqualTo(401);
+        assertThat(curl.header("WWW-Authenticate")).startsWith("Basic");
+        TestHttp.Response browser = http.get("/actuator/env", "Accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+        assertThat(browser.status()).isEqualTo(302);
+        assertThat(browser.header("Location")).endsWith("/login");
+        // The dashboard's fetch(): a bare 401, so the browser shows no login dialog of its own.
+        TestHttp.Response fetch = http.get("/actuator/env", "X-Requested-With", "XMLHttpRequest");
+        assertThat(fetch.status()).isEqualTo(401);
+        assertThat(fetch.header("WWW-Authenticate")).isNull();
+    }
+
+    @Test
     void theBrowsersLoginPage_andWhoAmI_areOpen() {
         TestHttp http = http();
         TestHttp.Response login = http.get("/login");
