@@ -216,6 +216,60 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void theFormTunesEveryLiveOption_andAnEmptiedDurationClearsIt() throws Exception {
+        openBrowser();
+        String two = this.ids.get("two");
+        String reportsOfTwo = this.actuators.get("two") + "/pools/reports";
+        JsonNode before = Http.get(reportsOfTwo).get("config");
+        assertThat(before.get("capacity").asInt()).isEqualTo(4);
+        assertThat(before.get("queueCapacity").asInt()).isEqualTo(200);
+        try {
+            this.browser.get(this.adminUrl + "/instances/" + two + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement reports = wait.until(ExpectedConditions.presenceOfElementLocated(pool("reports")));
+            reports.findElement(By.cssSelector("[data-action=tune]")).click();
+            option(reports, "capacity", "6");
+            option(reports, "queueCapacity", "250");
+            option(reports, "maxBlockingTasks", "3");
+            reports.findElement(By.cssSelector("[data-option=nonblocking]")).click();
+            reports.findElement(By.cssSelector("[data-option=disablePurge]")).click();
+            option(reports, "expiry", "45s");
+            option(reports, "blockingTimeout", "1s");
+            option(reports, "queueTimeout", "500ms");
+            option(reports, "runTimeout", "10s");
+            reports.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("reports")), "message").getText().startsWith("tuned:"));
+
+            JsonNode config = Http.get(reportsOfTwo).get("config");
+            assertThat(config.get("capacity").asInt()).isEqualTo(6);
+            assertThat(config.get("queueCapacity").asInt()).isEqualTo(250);
+            assertThat(config.get("maxBlockingTasks").asInt()).isEqualTo(3);
+            assertThat(config.get("nonblocking").asBoolean()).isTrue();
+            assertThat(config.get("disablePurge").asBoolean()).isTrue();
+            assertThat(config.get("expiry").asString()).isEqualTo("PT45S");
+            assertThat(config.get("blockingTimeout").asString()).isEqualTo("PT1S");
+            assertThat(config.get("queueTimeout").asString()).isEqualTo("PT0.5S");
+            assertThat(config.get("runTimeout").asString()).isEqualTo("PT10S");
+            wait.until((d) -> d.findElement(pool("reports")).findElement(By.cssSelector("[data-config=queueTimeout]"))
+                    .getText().equals("PT0.5S"));
+
+            // An emptied duration is sent as "none": no limit, left out of the config.
+            this.browser.findElement(pool("reports")).findElement(By.cssSelector("[data-action=tune]")).click();
+            option(this.browser.findElement(pool("reports")), "blockingTimeout", "");
+            this.browser.findElement(pool("reports")).findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("reports")), "message").getText()
+                    .equals("tuned: blockingTimeout none"));
+            assertThat(Http.get(reportsOfTwo).get("config").has("blockingTimeout")).isFalse();
+        }
+        finally {
+            Http.post(this.actuators.get("two") + "/pools/reports/tune", "{\"capacity\": 4, \"queueCapacity\": 200, "
+                    + "\"maxBlockingTasks\": 0, \"nonblocking\": false, \"disablePurge\": false, \"expiry\": \""
+                    + before.get("expiry").asString() + "\", \"blockingTimeout\": \"none\", \"queueTimeout\": \"none\", "
+                    + "\"runTimeout\": \"none\"}", SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
     void theViewIsOfferedOnlyForInstancesWithThePoolsEndpoint() throws Exception {
         openBrowser();
         // SBA itself, registered by hand: its actuator has health and no pools.
@@ -282,9 +336,9 @@ class PoolsViewBrowserTests {
 
     private static void option(WebElement pool, String name, String value) {
         WebElement input = pool.findElement(By.cssSelector("[data-option=" + name + "]"));
-        // Select all and type over it: each key is an input event the view keeps, so a re-render
+        // Select all, delete, type: each key is an input event the view keeps, so a re-render
         // between two keys cannot bring the old value back (clear() alone sends none).
-        input.sendKeys(Keys.chord(Keys.CONTROL, "a"), value);
+        input.sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.BACK_SPACE, value);
     }
 
     private void screenshot(String name) throws Exception {
