@@ -242,6 +242,7 @@ prometheus_capacities() {
   curl -sf "$prom/api/v1/query" --data-urlencode 'query=executor_pool_max_threads{name="mail"}' \
     | grep -o '"value":\[[0-9.]*,"[0-9-]*"\]' | cut -d'"' -f4
 }
+replica_has() { [ "$(replica_capacity "$1")" = "$2" ]; }
 # "all 3 equal to $1" for a list of values on standard input
 all_three() { local values; values=$(cat); [ "$(echo "$values" | grep -c "^$1\$")" -eq 3 ]; }
 sba_sees() { sba_capacities | all_three "$1"; }
@@ -271,14 +272,15 @@ if [ "$demo" = true ]; then
   printf 'set %s %s\nquit\n' "$node" "$new" | zk_cli
   for i in 1 2 3; do
     port=${replica_ports[$((i - 1))]}
-    await 30 "replica-$i retuned to capacity $new" test "$(replica_capacity "$port")" = "$new"
+    await 30 "replica-$i retuned to capacity $new" replica_has "$port" "$new"
     echo "replica-$i (127.0.0.1:$port): capacity $(replica_capacity "$port")"
   done
   await 30 "SBA shows capacity $new on the three replicas" sba_sees "$new"
   echo "SBA, through its proxy: capacity $(sba_capacities | tr '\n' ' ')"
   await 30 "Prometheus has executor_pool_max_threads{name=\"mail\"} $new for the three replicas" prometheus_sees "$new"
   echo "Prometheus, executor_pool_max_threads{name=\"mail\"}: $(prometheus_capacities | tr '\n' ' ')"
-  log "demo passed: one change in ZooKeeper retuned the three replicas, seen in SBA and Prometheus within $((SECONDS - started)) s"
+  took=$((SECONDS - started))
+  log "demo passed: one change in ZooKeeper retuned the three replicas, seen in SBA and Prometheus within $took s"
   exit 0
 fi
 
