@@ -250,6 +250,8 @@ prometheus_sees() { prometheus_capacities | all_three "$1"; }
 
 await 60 "SBA lists the three replicas with their pools" sba_sees 8
 await 60 "Prometheus scrapes the three replicas" prometheus_sees 8
+prometheus_has_rules() { curl -sf "$prom/api/v1/rules" | grep -q '"name":"WorkerPoolDown"'; }
+await 30 "Prometheus loaded docs/prometheus/workerpool-alerts.yml" prometheus_has_rules
 
 cat <<EOF
 
