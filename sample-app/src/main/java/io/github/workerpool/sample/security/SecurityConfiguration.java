@@ -27,6 +27,7 @@ import org.springframework.security.web.access.DelegatingAccessDeniedHandler;
 import org.springframework.security.web.csrf.CsrfException;
 import org.springframework.security.web.csrf.CsrfFilter;
 import org.springframework.security.web.util.matcher.AndRequestMatcher;
+import org.springframework.security.web.util.matcher.NegatedRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestHeaderRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
@@ -50,10 +51,16 @@ import org.springframework.util.StringUtils;
  * <p>Which requests must carry the token: every unsafe one (POST, PUT, DELETE, PATCH) that comes
  * from a browser, which we know by its {@code Origin} header (browsers add it to every POST, and
  * a page cannot remove it) or a {@code Cookie} header (the only way a browser's login, the session
- * cookie, can ride on a request). A forged request is always sent by a browser, so it always
- * needs the token, whether it would ride on the session, on basic credentials the browser
- * remembered, or on the open demo endpoints of a service only the victim's browser can reach.
- * curl sends neither header, so its basic-auth and anonymous calls work as before.
+ * cookie, can ride on a request), unless it carries its own {@code Authorization} header. A forged
+ * request is always sent by a browser, so it needs the token whether it would ride on the session
+ * or on the open demo endpoints of a service only the victim's browser can reach. A page cannot
+ * add an {@code Authorization} header to a cross-site request, and the browser never adds one by
+ * itself here: it is never asked for basic credentials (a page that needs a login redirects it to
+ * the form, the dashboard's fetch gets a bare 401), so it never remembers any. A request with its
+ * own credentials is a client that holds them: curl, or Spring Boot Admin's instance proxy, which
+ * sends the instance's {@code user.name}/{@code user.password} metadata as basic credentials and
+ * keeps the cookies the instance set (so it sends {@code Cookie} and may pass on the browser's
+ * {@code Origin}).
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
@@ -64,7 +71,8 @@ class SecurityConfiguration {
 
     /** An unsafe request sent by a browser: it must carry the CSRF token. */
     static final RequestMatcher FROM_A_BROWSER = new AndRequestMatcher(CsrfFilter.DEFAULT_CSRF_MATCHER,
-            new OrRequestMatcher(new RequestHeaderRequestMatcher("Origin"), new RequestHeaderRequestMatcher("Cookie")));
+            new OrRequestMatcher(new RequestHeaderRequestMatcher("Origin"), new RequestHeaderRequestMatcher("Cookie")),
+            new NegatedRequestMatcher(new RequestHeaderRequestMatcher("Authorization")));
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
