@@ -1,0 +1,157 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+
+/**
+ * The pool named by {@code pools.web-server.pool}, checked once at startup, and the admission
+ * limit that follows from its live capacity.
+ */
+final class WebServerPool {
+
+    /*
+     * Sizing. The pool is the connector's executor: every socket event (a request arriving on a
+     * new or kept-alive connection, an async dispatch, a close) is one task on it. The connector
+     * must never see a rejection, since Tomcat closes the socket of a task its executor refuses;
+     * so the pool must be blocking, with no maxBlockingTasks and no blockingTimeout. When every
+     * thread is busy a task waits in the pool's queue, and when that is full the connector's
+     * poller waits for a thread: connections are slowed, never dropped.
+     *
+     * The 503 is decided by the admission filter, on a pool thread, where a response can still be
+     * written: it lets in a request while fewer than capacity - reservedThreads requests are in
+     * the application. So at least reservedThreads threads are never held by the application:
+     * they answer the 503s and run the connector's other tasks, each in microseconds, and the
+     * queue stays short. The limit is read from the pool on every request, so a tune moves it at
+     * once; a capacity at or below the reserve leaves one request in.
+     */
+
+    static final String POOL_PROPERTY = "pools.web-server.pool";
+
+    static final String RESERVED_PROPERTY = "pools.web-server.reserved-threads";
+
+    private final String name;
+
+    private final Pool pool;
+
+    private final Executor executor;
+
+    private final int reservedThreads;
+
+    private final boolean fromInstances;
+
+    private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances) {
+        this.name = name;
+        this.pool = pool;
+        this.executor = executor;
+        this.reservedThreads = reservedThreads;
+        this.fromInstances = fromInstances;
+    }
+
+    /**
+     * Finds and checks the pool.
+     * @param instances the names in {@code pools.instances}, to name the property a fix changes
+     * @throws PoolConfigurationException naming the property, the value and the fix, if there is no
+     *         such pool, it cannot run tasks, it may refuse the connector's tasks, or it has no room
+     *         beyond the reserved threads
+     */
+    static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
+            Set<String> instances) {
+        String name = properties.getPool();
+        if (properties.getReservedThreads() < 1) {
+            throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
+                    "at least one thread must be kept for the connector, to answer 503s when the application "
+                            + "holds the others",
+                    "Set " + RESERVED_PROPERTY + " to 1 or more (the default is 2).");
+        }
+        Duration retryAfter = properties.getRetryAfter();
+        if (retryAfter == null || retryAfter.isNegative()) {
+            throw new PoolConfigurationException("pools.web-server.retry-after", retryAfter,
+                    "the Retry-After of a 503 cannot be negative",
+                    "Set pools.web-server.retry-after to 0s or more, such as 1s.");
+        }
+        List<String> pools = Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false));
+        if (!pools.contains(name)) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name,
+                    "there is no pool named '" + name + "'; pools: " + pools,
+                    "Set " + POOL_PROPERTY + " to one of " + pools + ", or add pools.instances." + name
+                            + ".capacity to create it.");
+        }
+        Pool pool = beanFactory.getBean(name, Pool.class);
+        if (!(pool instanceof Executor executor)) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name,
+                    "pool '" + name + "' is a " + pool.getClass().getSimpleName()
+                            + ", which runs one function and cannot run the web server's tasks",
+                    "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
+        }
+        WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
+                instances.contains(name));
+        webServerPool.check(pool.config());
+        return webServerPool;
+    }
+
+    private void check(PoolConfig config) {
+        String why = " would refuse the connector's tasks when it is full, and Tomcat closes the connection of a "
+                + "refused task; the web server answers 503 itself before the pool is full";
+        if (config.nonblocking()) {
+            fail("pool '" + this.name + "' is nonblocking: it" + why, "Set " + option("nonblocking") + " to false.");
+        }
+        if (config.maxBlockingTasks() > 0) {
+            fail("pool '" + this.name + "' has maxBlockingTasks " + config.maxBlockingTasks() + ": it" + why,
+                    "Set " + option("max-blocking-tasks") + " to 0 (no limit).");
+        }
+        if (config.blockingTimeout() != null) {
+            fail("pool '" + this.name + "' has blockingTimeout " + config.blockingTimeout() + ": it" + why,
+                    "Remove " + option("blocking-timeout") + ".");
+        }
+        int capacity = config.capacity();
+        if (capacity >= 0 && capacity <= this.reservedThreads) {
+            fail("pool '" + this.name + "' has capacity " + capacity + ", which leaves no thread for requests beyond the "
+                    + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
+                    "Set " + option("capacity") + " to at least " + (this.reservedThreads + 1) + ", or lower "
+                            + RESERVED_PROPERTY + ".");
+        }
+    }
+
+    private void fail(String reason, String action) {
+        throw new PoolConfigurationException(POOL_PROPERTY, this.name, reason, action);
+    }
+
+    /** The property of one of the pool's options, or a description for a pool the application built. */
+    String option(String option) {
+        return this.fromInstances ? "pools.instances." + this.name + "." + option
+                : "the " + option + " option of the application's pool bean '" + this.name + "'";
+    }
+
+    String name() {
+        return this.name;
+    }
+
+    Pool pool() {
+        return this.pool;
+    }
+
+    /** The pool as the connector's executor. */
+    Executor executor() {
+        return this.executor;
+    }
+
+    int reservedThreads() {
+        return this.reservedThreads;
+    }
+
+    /** Most requests admitted into the application at once, from the pool's capacity now. */
+    int admissionLimit() {
+        int capacity = this.pool.capacity();
+        return (capacity < 0) ? Integer.MAX_VALUE : Math.max(1, capacity - this.reservedThreads);
+    }
+
+}
