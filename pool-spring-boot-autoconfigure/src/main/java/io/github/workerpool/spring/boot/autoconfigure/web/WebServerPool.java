@@ -23,8 +23,11 @@ final class WebServerPool {
      * new or kept-alive connection, an async dispatch, a close) is one task on it. The connector
      * must never see a rejection, since Tomcat closes the socket of a task its executor refuses;
      * so the pool must be blocking, with no maxBlockingTasks and no blockingTimeout. When every
-     * thread is busy a task waits in the pool's queue, and when that is full the connector's
-     * poller waits for a thread: connections are slowed, never dropped.
+     * thread is busy a task waits in the pool's queue. The queue must hold a task for every
+     * connection (server.tomcat.max-connections), or be unbounded as Tomcat's own executor's is:
+     * were it full, the poller would wait in execute for a thread, and while it waits it cannot
+     * wake the request threads blocked on a socket read or write, which may be the very threads
+     * it waits for.
      *
      * The 503 is decided by the admission filter, on a pool thread, where a response can still be
      * written: it lets in a request while fewer than capacity - reservedThreads requests are in
@@ -37,6 +40,10 @@ final class WebServerPool {
     static final String POOL_PROPERTY = "pools.web-server.pool";
 
     static final String RESERVED_PROPERTY = "pools.web-server.reserved-threads";
+
+    static final String MAX_CONNECTIONS_PROPERTY = "server.tomcat.max-connections";
+
+    static final int UNBOUNDED_QUEUE = Integer.MAX_VALUE;
 
     private final String name;
 
@@ -59,12 +66,13 @@ final class WebServerPool {
     /**
      * Finds and checks the pool.
      * @param instances the names in {@code pools.instances}, to name the property a fix changes
+     * @param maxConnections most connections the server keeps open; -1 for no limit
      * @throws PoolConfigurationException naming the property, the value and the fix, if there is no
      *         such pool, it cannot run tasks, it may refuse the connector's tasks, or it has no room
      *         beyond the reserved threads
      */
     static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            Set<String> instances) {
+            Set<String> instances, int maxConnections) {
         String name = properties.getPool();
         if (properties.getReservedThreads() < 1) {
             throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
@@ -94,11 +102,11 @@ final class WebServerPool {
         }
         WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
                 instances.contains(name));
-        webServerPool.check(pool.config());
+        webServerPool.check(pool.config(), maxConnections);
         return webServerPool;
     }
 
-    private void check(PoolConfig config) {
+    private void check(PoolConfig config, int maxConnections) {
         String why = " would refuse the connector's tasks when it is full, and Tomcat closes the connection of a "
                 + "refused task; the web server answers 503 itself before the pool is full";
         if (config.nonblocking()) {
@@ -112,10 +120,24 @@ final class WebServerPool {
             fail("pool '" + this.name + "' has blockingTimeout " + config.blockingTimeout() + ": it" + why,
                     "Remove " + option("blocking-timeout") + ".");
         }
+        int queue = config.queueCapacity();
+        if (queue != UNBOUNDED_QUEUE && (maxConnections < 0 || queue < maxConnections)) {
+            boolean unlimited = maxConnections < 0;
+            String connections = unlimited ? "unlimited" : Integer.toString(maxConnections);
+            String raise = unlimited ? "" : "at least " + maxConnections + ", or to ";
+            String orConnections = unlimited
+                    ? ", or set " + MAX_CONNECTIONS_PROPERTY + " to a limit no larger than the queue."
+                    : ", or lower " + MAX_CONNECTIONS_PROPERTY + ".";
+            fail("pool '" + this.name + "' has queue-capacity " + queue + ", fewer than the " + connections
+                    + " connections the server keeps open (" + MAX_CONNECTIONS_PROPERTY + "): when its queue is "
+                    + "full, Tomcat's poller waits for a thread and cannot serve the other connections' I/O meanwhile",
+                    "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE
+                            + " (unbounded, as Tomcat's own executor)" + orConnections);
+        }
         int capacity = config.capacity();
         if (capacity >= 0 && capacity <= this.reservedThreads) {
-            fail("pool '" + this.name + "' has capacity " + capacity + ", which leaves no thread for requests beyond the "
-                    + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
+            fail("pool '" + this.name + "' has capacity " + capacity + ", which leaves no thread for requests beyond "
+                    + "the " + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
                     "Set " + option("capacity") + " to at least " + (this.reservedThreads + 1) + ", or lower "
                             + RESERVED_PROPERTY + ".");
         }

@@ -32,7 +32,8 @@ import org.springframework.util.ClassUtils;
  */
 @AutoConfiguration(after = PoolsAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
-@ConditionalOnClass(name = { "jakarta.servlet.Filter", "org.springframework.boot.web.server.WebServerFactoryCustomizer" })
+@ConditionalOnClass(
+        name = { "jakarta.servlet.Filter", "org.springframework.boot.web.server.WebServerFactoryCustomizer" })
 @ConditionalOnProperty("pools.web-server.pool")
 @EnableConfigurationProperties(WebServerPoolProperties.class)
 @Import(WebServerPoolAutoConfiguration.TomcatConfiguration.class)
@@ -48,18 +49,24 @@ public final class WebServerPoolAutoConfiguration {
 
     static final String TOMCAT_CLASS = "org.apache.catalina.startup.Tomcat";
 
+    /** Tomcat's default of server.tomcat.max-connections. */
+    static final int TOMCAT_MAX_CONNECTIONS = 8192;
+
     private static final Log logger = LogFactory.getLog(WebServerPoolAutoConfiguration.class);
 
     @Bean
     WebServerPool poolsWebServerPool(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            PoolsProperties pools) {
+            PoolsProperties pools, Environment environment) {
         if (!ClassUtils.isPresent(TOMCAT_CLASS, WebServerPoolAutoConfiguration.class.getClassLoader())) {
             throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, properties.getPool(),
                     "the request threads can be put on a pool when the web server is Tomcat, and Tomcat is not on "
                             + "the classpath",
                     "Use Tomcat (spring-boot-starter-tomcat), or remove " + WebServerPool.POOL_PROPERTY + ".");
         }
-        WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet());
+        int maxConnections = environment.getProperty(WebServerPool.MAX_CONNECTIONS_PROPERTY, Integer.class,
+                TOMCAT_MAX_CONNECTIONS);
+        WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(),
+                maxConnections);
         logger.info("Tomcat's request threads run on pool '" + pool.name() + "' (server.tomcat.threads.* no longer "
                 + "apply); it admits " + pool.admissionLimit() + " requests at once (its capacity minus "
                 + pool.reservedThreads() + " " + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");

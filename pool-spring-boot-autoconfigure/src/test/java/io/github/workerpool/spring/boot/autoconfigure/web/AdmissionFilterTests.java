@@ -27,7 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class AdmissionFilterTests {
 
-    private final WorkerPool http = WorkerPool.builder().name("http").capacity(4).build();
+    private final WorkerPool http = WorkerPool.builder()
+        .name("http")
+        .capacity(4)
+        .queueCapacity(Integer.MAX_VALUE)
+        .build();
 
     private final AtomicLong now = new AtomicLong();
 
@@ -117,7 +121,7 @@ class AdmissionFilterTests {
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        return WebServerPool.resolve(properties, beanFactory, Set.of("http"));
+        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), 8192);
     }
 
     /** An admitted request that goes async and stays open. */

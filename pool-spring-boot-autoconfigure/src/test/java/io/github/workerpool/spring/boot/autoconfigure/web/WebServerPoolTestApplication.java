@@ -8,6 +8,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -51,6 +52,13 @@ class WebServerPoolTestApplication {
             this.gate.entered.incrementAndGet();
             this.gate.open.await(10, TimeUnit.SECONDS);
             return Thread.currentThread().getName();
+        }
+
+        /** A request that holds its thread for {@code ms} milliseconds, as one waiting on I/O would. */
+        @GetMapping("/work")
+        String work(@RequestParam(defaultValue = "50") long ms) throws InterruptedException {
+            Thread.sleep(ms);
+            return "done";
         }
 
         @GetMapping("/fast")
