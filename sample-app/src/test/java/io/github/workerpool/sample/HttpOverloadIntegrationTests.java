@@ -54,6 +54,9 @@ class HttpOverloadIntegrationTests extends SampleAppTestSupport {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> http.pool("http").get("running").asInt() <= 1);
         assertThat(http.pool("http").get("rejected").asLong()).as("connector tasks refused").isZero();
+        TestHttp.Response refusals = http.get("/actuator/metrics/http.server.requests?tag=status:503");
+        assertThat(refusals.status()).as("503s in http.server.requests").isEqualTo(200);
+        assertThat(refusals.json().get("measurements").get(0).get("value").asDouble()).isGreaterThanOrEqualTo(refused);
     }
 
 }
