@@ -113,7 +113,8 @@ final class AdmissionFilter implements Filter {
         if (this.exemptPath == null) {
             return false;
         }
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        // The container's decoded and normalized path, not the raw URI: /actuator/../x is /x.
+        String path = request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
         return path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/");
     }
 

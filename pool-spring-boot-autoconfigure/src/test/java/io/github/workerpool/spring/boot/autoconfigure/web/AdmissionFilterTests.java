@@ -75,10 +75,23 @@ class AdmissionFilterTests {
         holdAsync("/b");
         MockFilterChain chain = new MockFilterChain();
         MockHttpServletResponse response = new MockHttpServletResponse();
-        this.filter.doFilter(new MockHttpServletRequest("POST", "/actuator/pools/http/tune"), response, chain);
+        MockHttpServletRequest tune = new MockHttpServletRequest("POST", "/actuator/pools/http/tune");
+        tune.setServletPath("/actuator/pools/http/tune");
+        this.filter.doFilter(tune, response, chain);
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(chain.getRequest()).isNotNull();
         assertThat(this.filter.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void pathThatOnlyLooksLikeTheActuatorsIsCounted() throws Exception {
+        holdAsync("/a");
+        holdAsync("/b");
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/actuator/../demo");
+        request.setServletPath("/demo");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        this.filter.doFilter(request, response, new MockFilterChain());
+        assertThat(response.getStatus()).isEqualTo(503);
     }
 
     @Test
