@@ -16,6 +16,8 @@ import io.github.workerpool.PoolStats;
 import org.apache.catalina.connector.Connector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -71,6 +73,21 @@ class WebServerPoolIntegrationTests {
             .getTomcat()
             .getConnector();
         assertThat(connector.getProtocolHandler().getExecutor()).isSameAs(pool());
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("http-\\d+");
+    }
+
+    /** Spring Boot sets its virtual-thread executor first; the pool's customizer runs after it and wins. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void withVirtualThreadsEnabledTomcatStillRunsOnThePool() throws Exception {
+        start("spring.threads.virtual.enabled=true");
+        Connector connector = ((TomcatWebServer) ((ServletWebServerApplicationContext) this.context).getWebServer())
+            .getTomcat()
+            .getConnector();
+        assertThat(connector.getProtocolHandler().getExecutor()).isSameAs(pool());
+        assertThat(pool().config().virtualThreads()).as("the pool follows spring.threads.virtual.enabled").isTrue();
         HttpResponse<String> response = get("/fast").join();
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).matches("http-\\d+");
@@ -145,8 +162,10 @@ class WebServerPoolIntegrationTests {
 
     // ----------------------------------------------------------------
 
-    private void start() {
-        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES).run();
+    private void start(String... more) {
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties(more)
+            .run();
         this.gate = this.context.getBean(WebServerPoolTestApplication.Gate.class);
     }
 
