@@ -74,6 +74,11 @@ public final class WebServerPoolAutoConfiguration {
     }
 
     @Bean
+    WebServerKindCheck poolsWebServerKindCheck(WebServerPool pool) {
+        return new WebServerKindCheck(pool);
+    }
+
+    @Bean
     FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool,
             WebServerPoolProperties properties, Environment environment) {
         AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exemptPath(environment),

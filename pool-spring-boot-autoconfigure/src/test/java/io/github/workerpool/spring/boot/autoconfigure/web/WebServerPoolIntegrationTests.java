@@ -7,6 +7,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +27,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,6 +82,23 @@ class WebServerPoolIntegrationTests {
         HttpResponse<String> response = get("/fast").join();
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).matches("http-\\d+");
+    }
+
+    @Test
+    void managementServerOnItsOwnPortKeepsTomcatsOwnThreads() throws Exception {
+        Map<String, WebServer> servers = new ConcurrentHashMap<>();
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties("management.server.port=0", "management.server.address=127.0.0.1")
+            .listeners((ApplicationListener<WebServerInitializedEvent>) (event) -> servers
+                .put(String.valueOf(event.getApplicationContext().getServerNamespace()), event.getWebServer()))
+            .run();
+        assertThat(servers).containsOnlyKeys("null", "management");
+        assertThat(executor(servers.get("null"))).isSameAs(pool());
+        assertThat(executor(servers.get("management"))).isNotSameAs(pool());
+    }
+
+    private static Executor executor(WebServer server) {
+        return ((TomcatWebServer) server).getTomcat().getConnector().getProtocolHandler().getExecutor();
     }
 
     /** Spring Boot sets its virtual-thread executor first; the pool's customizer runs after it and wins. */
