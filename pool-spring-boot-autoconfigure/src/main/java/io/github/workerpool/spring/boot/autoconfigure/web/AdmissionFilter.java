@@ -25,7 +25,8 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Admits a request into the application while fewer than the web server pool's
  * {@linkplain WebServerPool#admissionLimit() limit} are in it, and answers the others at once
- * with a 503 and {@code Retry-After}; the overload is logged at most once a minute.
+ * with a 503 and {@code Retry-After}; the overload is logged at most once a minute, and so is a
+ * live change of the pool that breaks a rule startup enforced.
  */
 final class AdmissionFilter implements Filter {
 
@@ -62,6 +63,9 @@ final class AdmissionFilter implements Filter {
     /** When the next overload may be logged; the first one is logged at once. */
     private final AtomicLong nextLogNanos;
 
+    /** When the pool's options are next checked against the rules of WebServerPool's notes. */
+    private final AtomicLong nextRuleCheckNanos;
+
     /**
      * @param exemptPath requests under this path are always admitted; null for none
      * @param clock nanoTime, or a test's
@@ -73,6 +77,7 @@ final class AdmissionFilter implements Filter {
         this.exemptPath = exemptPath;
         this.clock = clock;
         this.nextLogNanos = new AtomicLong(clock.getAsLong());
+        this.nextRuleCheckNanos = new AtomicLong(clock.getAsLong());
     }
 
     /** Requests in the application now. */
@@ -83,6 +88,7 @@ final class AdmissionFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        checkRules();
         if (!(request instanceof HttpServletRequest http) || exempt(http)) {
             chain.doFilter(request, response);
             return;
@@ -144,6 +150,22 @@ final class AdmissionFilter implements Filter {
                 + WebServerPool.RESERVED_PROPERTY + "). Raise " + this.pool.option("capacity")
                 + ", or tune it live: POST /actuator/pools/" + this.pool.name() + "/tune {\"capacity\": "
                 + Math.max(capacity * 2, capacity + 1) + "}.");
+    }
+
+    /**
+     * Warns, at most once a minute, while a live change of the pool (a tune, a config refresh)
+     * breaks a rule that startup enforced, such as a nonblocking pool that refuses Tomcat's tasks.
+     */
+    private void checkRules() {
+        long now = this.clock.getAsLong();
+        long next = this.nextRuleCheckNanos.get();
+        if (now - next < 0 || !this.nextRuleCheckNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+            return;
+        }
+        String broken = this.pool.brokenRule();
+        if (broken != null) {
+            logger.warn("Web server pool changed while running (checked at most once a minute): " + broken);
+        }
     }
 
     /** Ends the admission of an async request when it is done. */

@@ -55,12 +55,16 @@ final class WebServerPool {
 
     private final boolean fromInstances;
 
-    private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances) {
+    private final int maxConnections;
+
+    private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances,
+            int maxConnections) {
         this.name = name;
         this.pool = pool;
         this.executor = executor;
         this.reservedThreads = reservedThreads;
         this.fromInstances = fromInstances;
+        this.maxConnections = maxConnections;
     }
 
     /**
@@ -101,34 +105,42 @@ final class WebServerPool {
                     "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
         }
         WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
-                instances.contains(name));
-        webServerPool.check(pool.config(), maxConnections);
+                instances.contains(name), maxConnections);
+        Violation violation = webServerPool.check(pool.config());
+        if (violation != null) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name, violation.reason(), violation.action());
+        }
         return webServerPool;
     }
 
-    private void check(PoolConfig config, int maxConnections) {
-        String why = " would refuse the connector's tasks when it is full, and Tomcat closes the connection of a "
-                + "refused task; the web server answers 503 itself before the pool is full";
+    /**
+     * The first rule of the notes that these options break, with its fix; null if none.
+     * @param config the pool's options
+     */
+    Violation check(PoolConfig config) {
+        String pool = "pool '" + this.name + "' ";
+        String refuses = ": it would refuse the connector's tasks when it is full, and Tomcat closes the connection "
+                + "of a refused task; the web server answers 503 itself before the pool is full";
         if (config.nonblocking()) {
-            fail("pool '" + this.name + "' is nonblocking: it" + why, "Set " + option("nonblocking") + " to false.");
+            return new Violation(pool + "is nonblocking" + refuses, "Set " + option("nonblocking") + " to false.");
         }
         if (config.maxBlockingTasks() > 0) {
-            fail("pool '" + this.name + "' has maxBlockingTasks " + config.maxBlockingTasks() + ": it" + why,
+            return new Violation(pool + "has maxBlockingTasks " + config.maxBlockingTasks() + refuses,
                     "Set " + option("max-blocking-tasks") + " to 0 (no limit).");
         }
         if (config.blockingTimeout() != null) {
-            fail("pool '" + this.name + "' has blockingTimeout " + config.blockingTimeout() + ": it" + why,
+            return new Violation(pool + "has blockingTimeout " + config.blockingTimeout() + refuses,
                     "Remove " + option("blocking-timeout") + ".");
         }
         int queue = config.queueCapacity();
-        if (queue != UNBOUNDED_QUEUE && (maxConnections < 0 || queue < maxConnections)) {
-            boolean unlimited = maxConnections < 0;
-            String connections = unlimited ? "unlimited" : Integer.toString(maxConnections);
-            String raise = unlimited ? "" : "at least " + maxConnections + ", or to ";
+        if (queue != UNBOUNDED_QUEUE && (this.maxConnections < 0 || queue < this.maxConnections)) {
+            boolean unlimited = this.maxConnections < 0;
+            String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
+            String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
             String orConnections = unlimited
                     ? ", or set " + MAX_CONNECTIONS_PROPERTY + " to a limit no larger than the queue."
                     : ", or lower " + MAX_CONNECTIONS_PROPERTY + ".";
-            fail("pool '" + this.name + "' has queue-capacity " + queue + ", fewer than the " + connections
+            return new Violation(pool + "has queue-capacity " + queue + ", fewer than the " + connections
                     + " connections the server keeps open (" + MAX_CONNECTIONS_PROPERTY + "): when its queue is "
                     + "full, Tomcat's poller waits for a thread and cannot serve the other connections' I/O meanwhile",
                     "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE
@@ -136,15 +148,25 @@ final class WebServerPool {
         }
         int capacity = config.capacity();
         if (capacity >= 0 && capacity <= this.reservedThreads) {
-            fail("pool '" + this.name + "' has capacity " + capacity + ", which leaves no thread for requests beyond "
+            return new Violation(pool + "has capacity " + capacity + ", which leaves no thread for requests beyond "
                     + "the " + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
                     "Set " + option("capacity") + " to at least " + (this.reservedThreads + 1) + ", or lower "
                             + RESERVED_PROPERTY + ".");
         }
+        return null;
     }
 
-    private void fail(String reason, String action) {
-        throw new PoolConfigurationException(POOL_PROPERTY, this.name, reason, action);
+    /**
+     * The first rule the pool's options break now, as a sentence with its fix, or null: a live
+     * change can break what was checked at startup.
+     */
+    String brokenRule() {
+        Violation violation = check(this.pool.config());
+        return (violation != null) ? violation.reason() + ". " + violation.action() : null;
+    }
+
+    /** A broken rule and its fix. */
+    record Violation(String reason, String action) {
     }
 
     /** The property of one of the pool's options, or a description for a pool the application built. */

@@ -127,6 +127,21 @@ class AdmissionFilterTests {
         assertThat(output).contains("answered 503 to 4 request(s)");
     }
 
+    @Test
+    void liveChangeThatBreaksARuleIsWarnedAtMostOnceAMinute(CapturedOutput output) throws Exception {
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        this.http.reconfigure((c) -> c.withNonblocking(true));
+        this.now.addAndGet(Duration.ofSeconds(60).toNanos());
+        for (int i = 0; i < 3; i++) {
+            this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                    new MockFilterChain());
+        }
+        assertThat(output.toString().split("Web server pool changed while running", -1)).hasSize(2);
+        assertThat(output).contains("pool 'http' is nonblocking: it would refuse the connector's tasks")
+            .contains("Set pools.instances.http.nonblocking to false.");
+    }
+
     // ----------------------------------------------------------------
 
     private WebServerPool webServerPool() {
