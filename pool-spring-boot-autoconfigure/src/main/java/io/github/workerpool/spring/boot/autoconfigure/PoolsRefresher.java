@@ -84,6 +84,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         if (keys.stream().anyMatch((key) -> key.equals("pools.default-pool") || key.equals("pools.propagate-context"))) {
             logger.warn("pools.default-pool and pools.propagate-context take a restart to change");
         }
+        if (keys.stream().anyMatch((key) -> key.startsWith("pools.web-server."))) {
+            logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
+                    + "under pools.instances");
+        }
     }
 
     private void refresh(SpringPool pool, PoolSettings settings) {

@@ -131,6 +131,14 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void webServerPropertiesAreWarnedToTakeARestart(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.web-server.reserved-threads", "4"));
+            assertThat(output).contains("pools.web-server.* take a restart to change");
+        });
+    }
+
+    @Test
     void keysOutsidePoolsAreIgnored(CapturedOutput output) {
         this.runner.run((context) -> {
             context.publishEvent(new EnvironmentChangeEvent(context, Set.of("server.port")));

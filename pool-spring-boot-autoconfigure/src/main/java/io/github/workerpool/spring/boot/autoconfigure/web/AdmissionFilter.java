@@ -1,0 +1,205 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Admits a request into the application while fewer than the web server pool's
+ * {@linkplain WebServerPool#admissionLimit() limit} are in it, and answers the others at once
+ * with a 503 and {@code Retry-After}; the overload is logged at most once a minute, and so is a
+ * live change of the pool that breaks a rule startup enforced.
+ */
+final class AdmissionFilter implements Filter {
+
+    /*
+     * In flight: from the moment a request is admitted until it is done, which for an async
+     * request is its AsyncContext's completion, error or timeout, not the return of its first
+     * dispatch (it still holds the application's resources). The filter runs for REQUEST
+     * dispatches only, so the ASYNC and ERROR dispatches of an admitted request are not counted
+     * again.
+     *
+     * The count is raised before the limit is read: two requests that arrive together at the last
+     * slot cannot both get in, and at worst one of them gets a 503 while the other is leaving.
+     *
+     * Requests under the exempt path (the actuator's) are always let in and not counted, so the
+     * pool can be watched and tuned while the application is full; they run on the reserved threads.
+     */
+
+    static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private static final Log logger = LogFactory.getLog(AdmissionFilter.class);
+
+    private final WebServerPool pool;
+
+    private final String retryAfter;
+
+    private final String exemptPath;
+
+    private final LongSupplier clock;
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    private final LongAdder refusedSinceLog = new LongAdder();
+
+    /** When the next overload may be logged; the first one is logged at once. */
+    private final AtomicLong nextLogNanos;
+
+    /** When the pool's options are next checked against the rules of WebServerPool's notes. */
+    private final AtomicLong nextRuleCheckNanos;
+
+    /**
+     * @param exemptPath requests under this path are always admitted; null for none
+     * @param clock nanoTime, or a test's
+     */
+    AdmissionFilter(WebServerPool pool, Duration retryAfter, String exemptPath, LongSupplier clock) {
+        this.pool = pool;
+        long seconds = retryAfter.getSeconds() + ((retryAfter.getNano() > 0) ? 1 : 0);
+        this.retryAfter = Long.toString(seconds);
+        this.exemptPath = exemptPath;
+        this.clock = clock;
+        this.nextLogNanos = new AtomicLong(clock.getAsLong());
+        this.nextRuleCheckNanos = new AtomicLong(clock.getAsLong());
+    }
+
+    /** Requests in the application now. */
+    int inFlight() {
+        return this.inFlight.get();
+    }
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        checkRules();
+        if (!(request instanceof HttpServletRequest http) || exempt(http)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        int limit = this.pool.admissionLimit();
+        int inFlight = this.inFlight.incrementAndGet();
+        if (inFlight > limit) {
+            this.inFlight.decrementAndGet();
+            refuse((HttpServletResponse) response, limit);
+            return;
+        }
+        boolean async = false;
+        try {
+            chain.doFilter(request, response);
+            if (request.isAsyncStarted()) {
+                request.getAsyncContext().addListener(new Release());
+                async = true;
+            }
+        }
+        finally {
+            if (!async) {
+                this.inFlight.decrementAndGet();
+            }
+        }
+    }
+
+    private boolean exempt(HttpServletRequest request) {
+        if (this.exemptPath == null) {
+            return false;
+        }
+        // The container's decoded and normalized path, not the raw URI: /actuator/../x is /x.
+        String path = request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
+        return path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/");
+    }
+
+    private void refuse(HttpServletResponse response, int limit) throws IOException {
+        response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+        response.setHeader("Retry-After", this.retryAfter);
+        response.setContentType("text/plain;charset=UTF-8");
+        byte[] body = ("The server is at its limit of " + limit + " requests at once; retry after " + this.retryAfter
+                + " s.\n").getBytes(StandardCharsets.UTF_8);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        this.refusedSinceLog.increment();
+        logOverload(limit);
+    }
+
+    private void logOverload(int limit) {
+        long now = this.clock.getAsLong();
+        long next = this.nextLogNanos.get();
+        if (now - next < 0 || !this.nextLogNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+            return;
+        }
+        long refused = this.refusedSinceLog.sumThenReset();
+        int capacity = this.pool.pool().capacity();
+        logger.warn("Web server overloaded: answered 503 to " + refused + " request(s) since the last such message"
+                + " (at most one a minute); pool '" + this.pool.name() + "' admits " + limit
+                + " requests at once (capacity " + capacity + " minus " + this.pool.reservedThreads() + " of "
+                + WebServerPool.RESERVED_PROPERTY + "). Raise " + this.pool.option("capacity")
+                + ", or tune it live: POST /actuator/pools/" + this.pool.name() + "/tune {\"capacity\": "
+                + Math.max(capacity * 2, capacity + 1) + "}.");
+    }
+
+    /**
+     * Warns, at most once a minute, while a live change of the pool (a tune, a config refresh)
+     * breaks a rule that startup enforced, such as a nonblocking pool that refuses Tomcat's tasks.
+     */
+    private void checkRules() {
+        long now = this.clock.getAsLong();
+        long next = this.nextRuleCheckNanos.get();
+        if (now - next < 0 || !this.nextRuleCheckNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+            return;
+        }
+        String broken = this.pool.brokenRule();
+        if (broken != null) {
+            logger.warn("Web server pool changed while running (checked at most once a minute): " + broken);
+        }
+    }
+
+    /** Ends the admission of an async request when it is done. */
+    private final class Release implements AsyncListener {
+
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            release();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            // onComplete follows once the timeout is handled
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            // onComplete follows once the error is handled
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // an async restart: this listener is not carried over, so add it again
+            event.getAsyncContext().addListener(this);
+        }
+
+        private void release() {
+            if (this.released.compareAndSet(false, true)) {
+                AdmissionFilter.this.inFlight.decrementAndGet();
+            }
+        }
+
+    }
+
+}

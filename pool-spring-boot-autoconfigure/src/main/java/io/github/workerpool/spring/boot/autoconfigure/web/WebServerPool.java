@@ -1,0 +1,201 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+
+/**
+ * The pool named by {@code pools.web-server.pool}, checked once at startup, and the admission
+ * limit that follows from its live capacity.
+ */
+final class WebServerPool {
+
+    /*
+     * Sizing. The pool is the connector's executor: every socket event (a request arriving on a
+     * new or kept-alive connection, an async dispatch, a close) is one task on it. The connector
+     * must never see a rejection, since Tomcat closes the socket of a task its executor refuses;
+     * so the pool must be blocking, with no maxBlockingTasks and no blockingTimeout. When every
+     * thread is busy a task waits in the pool's queue. The queue must hold a task for every
+     * connection (server.tomcat.max-connections), or be unbounded as Tomcat's own executor's is:
+     * were it full, the poller would wait in execute for a thread, and while it waits it cannot
+     * wake the request threads blocked on a socket read or write, which may be the very threads
+     * it waits for.
+     *
+     * The 503 is decided by the admission filter, on a pool thread, where a response can still be
+     * written: it lets in a request while fewer than capacity - reservedThreads requests are in
+     * the application. So at least reservedThreads threads are never held by the application:
+     * they answer the 503s and run the connector's other tasks, each in microseconds, and the
+     * queue stays short. The limit is read from the pool on every request, so a tune moves it at
+     * once; a capacity at or below the reserve leaves one request in.
+     */
+
+    static final String POOL_PROPERTY = "pools.web-server.pool";
+
+    static final String RESERVED_PROPERTY = "pools.web-server.reserved-threads";
+
+    static final String MAX_CONNECTIONS_PROPERTY = "server.tomcat.max-connections";
+
+    static final int UNBOUNDED_QUEUE = Integer.MAX_VALUE;
+
+    private final String name;
+
+    private final Pool pool;
+
+    private final Executor executor;
+
+    private final int reservedThreads;
+
+    private final boolean fromInstances;
+
+    private final int maxConnections;
+
+    private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances,
+            int maxConnections) {
+        this.name = name;
+        this.pool = pool;
+        this.executor = executor;
+        this.reservedThreads = reservedThreads;
+        this.fromInstances = fromInstances;
+        this.maxConnections = maxConnections;
+    }
+
+    /**
+     * Finds and checks the pool.
+     * @param instances the names in {@code pools.instances}, to name the property a fix changes
+     * @param maxConnections most connections the server keeps open; -1 for no limit
+     * @throws PoolConfigurationException naming the property, the value and the fix, if there is no
+     *         such pool, it cannot run tasks, it may refuse the connector's tasks, or it has no room
+     *         beyond the reserved threads
+     */
+    static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
+            Set<String> instances, int maxConnections) {
+        String name = properties.getPool();
+        if (properties.getReservedThreads() < 1) {
+            throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
+                    "at least one thread must be kept for the connector, to answer 503s when the application "
+                            + "holds the others",
+                    "Set " + RESERVED_PROPERTY + " to 1 or more (the default is 2).");
+        }
+        Duration retryAfter = properties.getRetryAfter();
+        if (retryAfter == null || retryAfter.isNegative()) {
+            throw new PoolConfigurationException("pools.web-server.retry-after", retryAfter,
+                    "the Retry-After of a 503 cannot be negative",
+                    "Set pools.web-server.retry-after to 0s or more, such as 1s.");
+        }
+        List<String> pools = Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false));
+        if (!pools.contains(name)) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name,
+                    "there is no pool named '" + name + "'; pools: " + pools,
+                    "Set " + POOL_PROPERTY + " to one of " + pools + ", or add pools.instances." + name
+                            + ".capacity to create it.");
+        }
+        Pool pool = beanFactory.getBean(name, Pool.class);
+        if (!(pool instanceof Executor executor)) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name,
+                    "pool '" + name + "' is a " + pool.getClass().getSimpleName()
+                            + ", which runs one function and cannot run the web server's tasks",
+                    "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
+        }
+        WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
+                instances.contains(name), maxConnections);
+        Violation violation = webServerPool.check(pool.config());
+        if (violation != null) {
+            throw new PoolConfigurationException(POOL_PROPERTY, name, violation.reason(), violation.action());
+        }
+        return webServerPool;
+    }
+
+    /**
+     * The first rule of the notes that these options break, with its fix; null if none.
+     * @param config the pool's options
+     */
+    Violation check(PoolConfig config) {
+        String pool = "pool '" + this.name + "' ";
+        String refuses = ": it would refuse the connector's tasks when it is full, and Tomcat closes the connection "
+                + "of a refused task; the web server answers 503 itself before the pool is full";
+        if (config.nonblocking()) {
+            return new Violation(pool + "is nonblocking" + refuses, "Set " + option("nonblocking") + " to false.");
+        }
+        if (config.maxBlockingTasks() > 0) {
+            return new Violation(pool + "has maxBlockingTasks " + config.maxBlockingTasks() + refuses,
+                    "Set " + option("max-blocking-tasks") + " to 0 (no limit).");
+        }
+        if (config.blockingTimeout() != null) {
+            return new Violation(pool + "has blockingTimeout " + config.blockingTimeout() + refuses,
+                    "Remove " + option("blocking-timeout") + ".");
+        }
+        int queue = config.queueCapacity();
+        if (queue != UNBOUNDED_QUEUE && (this.maxConnections < 0 || queue < this.maxConnections)) {
+            boolean unlimited = this.maxConnections < 0;
+            String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
+            String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
+            String orConnections = unlimited
+                    ? ", or set " + MAX_CONNECTIONS_PROPERTY + " to a limit no larger than the queue."
+                    : ", or lower " + MAX_CONNECTIONS_PROPERTY + ".";
+            return new Violation(pool + "has queue-capacity " + queue + ", fewer than the " + connections
+                    + " connections the server keeps open (" + MAX_CONNECTIONS_PROPERTY + "): when its queue is "
+                    + "full, Tomcat's poller waits for a thread and cannot serve the other connections' I/O meanwhile",
+                    "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE
+                            + " (unbounded, as Tomcat's own executor)" + orConnections);
+        }
+        int capacity = config.capacity();
+        if (capacity >= 0 && capacity <= this.reservedThreads) {
+            return new Violation(pool + "has capacity " + capacity + ", which leaves no thread for requests beyond "
+                    + "the " + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
+                    "Set " + option("capacity") + " to at least " + (this.reservedThreads + 1) + ", or lower "
+                            + RESERVED_PROPERTY + ".");
+        }
+        return null;
+    }
+
+    /**
+     * The first rule the pool's options break now, as a sentence with its fix, or null: a live
+     * change can break what was checked at startup.
+     */
+    String brokenRule() {
+        Violation violation = check(this.pool.config());
+        return (violation != null) ? violation.reason() + ". " + violation.action() : null;
+    }
+
+    /** A broken rule and its fix. */
+    record Violation(String reason, String action) {
+    }
+
+    /** The property of one of the pool's options, or a description for a pool the application built. */
+    String option(String option) {
+        return this.fromInstances ? "pools.instances." + this.name + "." + option
+                : "the " + option + " option of the application's pool bean '" + this.name + "'";
+    }
+
+    String name() {
+        return this.name;
+    }
+
+    Pool pool() {
+        return this.pool;
+    }
+
+    /** The pool as the connector's executor. */
+    Executor executor() {
+        return this.executor;
+    }
+
+    int reservedThreads() {
+        return this.reservedThreads;
+    }
+
+    /** Most requests admitted into the application at once, from the pool's capacity now. */
+    int admissionLimit() {
+        int capacity = this.pool.capacity();
+        return (capacity < 0) ? Integer.MAX_VALUE : Math.max(1, capacity - this.reservedThreads);
+    }
+
+}

@@ -1,0 +1,177 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.workerpool.WorkerPool;
+import jakarta.servlet.AsyncContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.mock.web.MockAsyncContext;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The admission filter on its own, with a clock of the test's: the limit follows the pool's
+ * capacity, the overload log is rate-limited, async requests stay counted until they complete.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class AdmissionFilterTests {
+
+    private final WorkerPool http = WorkerPool.builder()
+        .name("http")
+        .capacity(4)
+        .queueCapacity(Integer.MAX_VALUE)
+        .build();
+
+    private final AtomicLong now = new AtomicLong();
+
+    private final AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofMillis(1500), "/actuator",
+            this.now::get);
+
+    @AfterEach
+    void close() {
+        this.http.close();
+    }
+
+    @Test
+    void limitIsCapacityMinusReservedThreadsAndFollowsATune() {
+        WebServerPool pool = webServerPool();
+        assertThat(pool.admissionLimit()).isEqualTo(2);
+        this.http.tune(10);
+        assertThat(pool.admissionLimit()).isEqualTo(8);
+        this.http.tune(1);
+        assertThat(pool.admissionLimit()).as("at least one request gets in").isEqualTo(1);
+        this.http.tune(-1);
+        assertThat(pool.admissionLimit()).isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void requestOverTheLimitGets503WithRetryAfterInWholeSecondsAndNeverReachesTheApplication() throws Exception {
+        holdAsync("/a");
+        holdAsync("/b");
+        MockFilterChain chain = new MockFilterChain();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/c"), response, chain);
+        assertThat(response.getStatus()).isEqualTo(503);
+        assertThat(response.getHeader("Retry-After")).isEqualTo("2");
+        assertThat(response.getContentAsString()).contains("limit of 2 requests at once");
+        assertThat(chain.getRequest()).as("the application saw it").isNull();
+        assertThat(this.filter.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void actuatorRequestsAreAlwaysLetInAndNotCounted() throws Exception {
+        holdAsync("/a");
+        holdAsync("/b");
+        MockFilterChain chain = new MockFilterChain();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        MockHttpServletRequest tune = new MockHttpServletRequest("POST", "/actuator/pools/http/tune");
+        tune.setServletPath("/actuator/pools/http/tune");
+        this.filter.doFilter(tune, response, chain);
+        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(chain.getRequest()).isNotNull();
+        assertThat(this.filter.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void pathThatOnlyLooksLikeTheActuatorsIsCounted() throws Exception {
+        holdAsync("/a");
+        holdAsync("/b");
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/actuator/../demo");
+        request.setServletPath("/demo");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        this.filter.doFilter(request, response, new MockFilterChain());
+        assertThat(response.getStatus()).isEqualTo(503);
+    }
+
+    @Test
+    void asyncRequestStaysInFlightUntilItCompletes() throws Exception {
+        MockAsyncContext async = holdAsync("/a");
+        assertThat(this.filter.inFlight()).isEqualTo(1);
+        async.complete();
+        assertThat(this.filter.inFlight()).isZero();
+    }
+
+    @Test
+    void synchronousRequestLeavesWhenItReturns() throws Exception {
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        assertThat(this.filter.inFlight()).isZero();
+    }
+
+    @Test
+    void overloadIsLoggedAtOnceThenAtMostOnceAMinuteWithTheCountInBetween(CapturedOutput output) throws Exception {
+        holdAsync("/a");
+        holdAsync("/b");
+        refuse(3);
+        assertThat(occurrences(output)).isEqualTo(1);
+        assertThat(output).contains("answered 503 to 1 request(s)")
+            .contains("pool 'http' admits 2 requests at once (capacity 4 minus 2 of pools.web-server.reserved-threads)")
+            .contains("Raise pools.instances.http.capacity, or tune it live: POST /actuator/pools/http/tune");
+        this.now.addAndGet(Duration.ofSeconds(59).toNanos());
+        refuse(1);
+        assertThat(occurrences(output)).isEqualTo(1);
+        this.now.addAndGet(Duration.ofSeconds(1).toNanos());
+        refuse(1);
+        assertThat(occurrences(output)).isEqualTo(2);
+        assertThat(output).contains("answered 503 to 4 request(s)");
+    }
+
+    @Test
+    void liveChangeThatBreaksARuleIsWarnedAtMostOnceAMinute(CapturedOutput output) throws Exception {
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        this.http.reconfigure((c) -> c.withNonblocking(true));
+        this.now.addAndGet(Duration.ofSeconds(60).toNanos());
+        for (int i = 0; i < 3; i++) {
+            this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                    new MockFilterChain());
+        }
+        assertThat(output.toString().split("Web server pool changed while running", -1)).hasSize(2);
+        assertThat(output).contains("pool 'http' is nonblocking: it would refuse the connector's tasks")
+            .contains("Set pools.instances.http.nonblocking to false.");
+    }
+
+    // ----------------------------------------------------------------
+
+    private WebServerPool webServerPool() {
+        DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+        beanFactory.registerSingleton("http", this.http);
+        WebServerPoolProperties properties = new WebServerPoolProperties();
+        properties.setPool("http");
+        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), 8192);
+    }
+
+    /** An admitted request that goes async and stays open. */
+    private MockAsyncContext holdAsync(String path) throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
+        request.setAsyncSupported(true);
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        this.filter.doFilter(request, response, (req, res) -> req.startAsync());
+        AsyncContext async = request.getAsyncContext();
+        return (MockAsyncContext) async;
+    }
+
+    private void refuse(int times) throws Exception {
+        for (int i = 0; i < times; i++) {
+            MockHttpServletResponse response = new MockHttpServletResponse();
+            this.filter.doFilter(new MockHttpServletRequest("GET", "/x"), response, new MockFilterChain());
+            assertThat(response.getStatus()).isEqualTo(503);
+        }
+    }
+
+    private static int occurrences(CapturedOutput output) {
+        return output.toString().split("Web server overloaded", -1).length - 1;
+    }
+
+}

@@ -1,0 +1,45 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * A real start of a web application with a bad {@code pools.web-server.*}: it fails, and the
+ * report names the property, the value and the fix.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class WebServerPoolStartupFailureTests {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            pools.web-server.pool=web                     | pools.web-server.pool             | web  | there is no pool named 'web'; pools: [http]              | Set pools.web-server.pool to one of [http], or add pools.instances.web.capacity to create it.
+            pools.instances.http.nonblocking=true         | pools.web-server.pool             | http | pool 'http' is nonblocking: it would refuse the connector's tasks | Set pools.instances.http.nonblocking to false.
+            pools.instances.http.max-blocking-tasks=5     | pools.web-server.pool             | http | pool 'http' has maxBlockingTasks 5                       | Set pools.instances.http.max-blocking-tasks to 0 (no limit).
+            pools.instances.http.blocking-timeout=2s      | pools.web-server.pool             | http | pool 'http' has blockingTimeout PT2S                     | Remove pools.instances.http.blocking-timeout.
+            pools.instances.http.capacity=2               | pools.web-server.pool             | http | pool 'http' has capacity 2, which leaves no thread for requests beyond the 2 kept for the connector's own tasks | Set pools.instances.http.capacity to at least 3, or lower pools.web-server.reserved-threads.
+            pools.web-server.reserved-threads=0           | pools.web-server.reserved-threads | 0    | at least one thread must be kept for the connector       | Set pools.web-server.reserved-threads to 1 or more
+            pools.instances.http.queue-capacity=100       | pools.web-server.pool             | http | pool 'http' has queue-capacity 100, fewer than the 8192 connections the server keeps open (server.tomcat.max-connections): when its queue is full, Tomcat's poller waits for a thread | Set pools.instances.http.queue-capacity to at least 8192, or to 2147483647 (unbounded, as Tomcat's own executor), or lower server.tomcat.max-connections.
+            server.tomcat.max-connections=-1              | pools.web-server.pool             | http | pool 'http' has queue-capacity 8192, fewer than the unlimited connections the server keeps open | Set pools.instances.http.queue-capacity to 2147483647 (unbounded, as Tomcat's own executor), or set server.tomcat.max-connections to a limit no larger than the queue.
+            pools.web-server.retry-after=-1s              | pools.web-server.retry-after      | PT-1S | the Retry-After of a 503 cannot be negative             | Set pools.web-server.retry-after to 0s or more
+            """)
+    void badWebServerPoolFailsStartupWithPropertyValueAndFix(String setting, String property, String value,
+            String reason, String fix, CapturedOutput output) {
+        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.http.capacity=6", "pools.instances.http.queue-capacity=8192",
+                    "pools.web-server.pool=http", setting)
+            .run());
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("Invalid value '" + value + "' for property '" + property + "': " + reason)
+            .contains(fix);
+    }
+
+}
