@@ -1,5 +1,6 @@
 package io.github.workerpool.adaptive;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,9 +30,10 @@ import io.github.workerpool.PoolListener;
  * }</pre>
  *
  * <p>It watches the pool through a {@link PoolListener}: a task's run time is a sample, the tasks
- * it counts in flight are the load, and a task that ran longer than the pool's {@code runTimeout}
- * (or failed with an error that {@link Builder#dropOn} accepts) is a drop, which makes every
- * algorithm back off. It changes the capacity with {@link Pool#reconfigure}, so waiting callers
+ * it counts in flight are the load, and a task that failed with an error {@link Builder#dropOn}
+ * accepts (a timeout from the backend, say) is a drop, which makes AIMD and Vegas back off. AIMD
+ * also counts a window whose average run time exceeds the pool's {@code runTimeout} as a drop
+ * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It changes the capacity with {@link Pool#reconfigure}, so waiting callers
  * and running tasks see an ordinary live tune. Rejections are not samples: they are the limit
  * doing its job (and they take no time), so a pool that sheds load is not pushed further down.
  *
@@ -105,6 +107,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     private volatile Limit algorithmLimit;
 
+    /** The runTimeout AIMD's limit was built with; guarded by lock. */
+    private Duration aimdTimeout;
+
     private AdaptiveCapacity(Builder builder, Pool pool) {
         this.pool = pool;
         this.algorithm = builder.algorithm;
@@ -156,10 +161,11 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     /**
      * Returns the capacity {@link #disable()} puts back: the pool's capacity when adaptive sizing
-     * was last enabled, or the one a manual tune gave it since.
+     * was last enabled, or the one {@link #configuredCapacity(int)} set since; while off, the
+     * pool's capacity (what enabling would start from).
      */
     public int configuredCapacity() {
-        return this.configuredCapacity;
+        return this.enabled ? this.configuredCapacity : this.pool.capacity();
     }
 
     /** Returns how many times it changed the pool's capacity. */
@@ -206,7 +212,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
             this.pool.tune(initial);
             this.configuredCapacity = configured;
             this.limit = initial;
-            this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity);
+            this.aimdTimeout = this.pool.config().runTimeout();
+            this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
+                    this.aimdTimeout);
             this.inflight.set(0);
             this.generation++;
             this.enabled = true;
@@ -291,18 +299,43 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * @param gen        the generation the task started in
      * @param inflight   tasks in flight when it started, itself included
      * @param runNanos   its run time
-     * @param drop       whether it ran late or failed with an overload
+     * @param drop       whether it failed with an overload
      */
     void sample(int gen, int inflight, long runNanos, boolean drop) {
         Limit current = this.algorithmLimit;
         if (current == null || gen != this.generation) {
             return;
         }
+        if (this.algorithm == Algorithm.AIMD && !Objects.equals(this.pool.config().runTimeout(), this.aimdTimeout)) {
+            current = rebuildAimd(gen);
+            if (current == null) {
+                return;
+            }
+        }
         long rtt = Math.max(1, runNanos);
         current.onSample(this.clock.getAsLong() - rtt, rtt, inflight, drop);
         int next = clamp(current.getLimit());
         if (next != this.limit || this.pool.capacity() != this.limit) {
             follow(gen, next);
+        }
+    }
+
+    /**
+     * AIMD's timeout is fixed when it is built, and its only state is its limit: a new one from the
+     * current limit with the pool's new runTimeout loses nothing but the current window.
+     */
+    private Limit rebuildAimd(int gen) {
+        synchronized (this.lock) {
+            if (!this.enabled || this.generation != gen) {
+                return null;
+            }
+            Duration timeout = this.pool.config().runTimeout();
+            if (!Objects.equals(timeout, this.aimdTimeout)) {
+                this.aimdTimeout = timeout;
+                this.algorithmLimit = Limits.create(this.algorithm, this.limit, this.minCapacity, this.maxCapacity,
+                        timeout);
+            }
+            return this.algorithmLimit;
         }
     }
 
@@ -324,8 +357,6 @@ public final class AdaptiveCapacity implements AutoCloseable {
         int generation;
 
         int inflight;
-
-        boolean late;
     }
 
     /** The pool's listener. */
@@ -337,12 +368,6 @@ public final class AdaptiveCapacity implements AutoCloseable {
             s.active = true;
             s.generation = generation;
             s.inflight = inflight.incrementAndGet();
-            s.late = false;
-        }
-
-        @Override
-        public void runTimedOut(Pool p, long runNanos) {
-            started.get().late = true;
         }
 
         @Override
@@ -357,7 +382,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 return;
             }
             inflight.decrementAndGet();
-            sample(gen, s.inflight, runNanos, s.late || (failure != null && dropOn.test(failure)));
+            sample(gen, s.inflight, runNanos, failure != null && dropOn.test(failure));
         }
 
         @Override
@@ -425,9 +450,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
         }
 
         /**
-         * Sets which task failures count as drops (a timeout from the backend, say), making the
-         * algorithm back off; by default none does. A task that ran longer than the pool's
-         * {@code runTimeout} is always a drop.
+         * Sets which task failures count as drops (a timeout from the backend, say), making AIMD
+         * and Vegas back off; by default none does.
          * @param dropOn true for a failure that means overload; not null
          * @return this builder
          */

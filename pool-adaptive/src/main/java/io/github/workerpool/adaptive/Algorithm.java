@@ -18,10 +18,11 @@ public enum Algorithm {
     GRADIENT2("gradient2"),
 
     /**
-     * AIMD: grows the limit by 1 a window while tasks keep it busy, and cuts it by 10% when a task
-     * of the window ran longer than the pool's {@code runTimeout} (or failed with an error the
-     * {@code dropOn} predicate accepts). Without such a signal it only grows: it needs the pool's
-     * {@code runTimeout} set a little above the backend's normal run time.
+     * AIMD: grows the limit by 1 a window while tasks keep it busy, and cuts it by 10% when the
+     * window's average run time exceeds the pool's {@code runTimeout} (or a task failed with an
+     * error the {@code dropOn} predicate accepts). Without such a signal it only grows: it needs the
+     * pool's {@code runTimeout} set a little above the backend's normal run time; it then settles
+     * where the average run time reaches it.
      */
     AIMD("aimd"),
 

@@ -1,5 +1,6 @@
 package io.github.workerpool.adaptive;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import com.netflix.concurrency.limits.Limit;
@@ -34,7 +35,33 @@ final class Limits {
     private Limits() {
     }
 
-    static Limit create(Algorithm algorithm, int initial, int min, int max) {
+    private static Limit aimd(int initial, int min, int max, Duration timeout) {
+        AIMDLimit.Builder builder = AIMDLimit.newBuilder().initialLimit(initial).minLimit(min).maxLimit(max)
+            .backoffRatio(0.9);
+        if (timeout != null) {
+            builder.timeout(Math.max(1, PoolTimeouts.nanos(timeout)), TimeUnit.NANOSECONDS);
+        }
+        return builder.build();
+    }
+
+    /** Durations beyond long nanoseconds are no limit in practice. */
+    private static final class PoolTimeouts {
+
+        static long nanos(Duration d) {
+            try {
+                return d.toNanos();
+            }
+            catch (ArithmeticException ex) {
+                return Long.MAX_VALUE;
+            }
+        }
+    }
+
+    /**
+     * @param aimdTimeout for AIMD: a window whose average run time exceeds it is a drop; null for
+     *                    the library's default (5 s)
+     */
+    static Limit create(Algorithm algorithm, int initial, int min, int max, Duration aimdTimeout) {
         Limit limit = switch (algorithm) {
             case GRADIENT2 -> Gradient2Limit.newBuilder()
                 .initialLimit(initial)
@@ -45,12 +72,7 @@ final class Limits {
                 .smoothing(0.2)
                 .longWindow(600)
                 .build();
-            case AIMD -> AIMDLimit.newBuilder()
-                .initialLimit(initial)
-                .minLimit(min)
-                .maxLimit(max)
-                .backoffRatio(0.9)
-                .build();
+            case AIMD -> aimd(initial, min, max, aimdTimeout);
             case VEGAS -> VegasLimit.newBuilder()
                 .initialLimit(initial)
                 .maxConcurrency(max)

@@ -43,6 +43,14 @@ class AdaptiveCapacityTest {
         return pool;
     }
 
+    /** A pool whose run timeout, 1.2 x the model's base run time, is what AIMD backs off on. */
+    private WorkerPool aimdPool(int capacity) {
+        WorkerPool pool = WorkerPool.builder().name("adaptive-aimd").capacity(capacity).queueCapacity(100)
+                .runTimeout(Duration.ofMillis(24)).build();
+        this.pools.add(pool);
+        return pool;
+    }
+
     private static AdaptiveCapacity attach(WorkerPool pool, Algorithm algorithm, ModelBackend backend, int min, int max) {
         return AdaptiveCapacity.builder().algorithm(algorithm).minCapacity(min).maxCapacity(max)
                 .clock(backend.clock::get).attach(pool);
@@ -53,8 +61,9 @@ class AdaptiveCapacityTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void limit_fromBelow_settlesInAWideBandAroundTheBackendsCapacity(Algorithm algorithm) {
-        ModelBackend backend = new ModelBackend(K, 20, 1.2);
-        AdaptiveCapacity adaptive = attach(pool(K / 4), algorithm, backend, 1, 8 * K);
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach((algorithm == Algorithm.AIMD) ? aimdPool(K / 4) : pool(K / 4), algorithm,
+                backend, 1, 8 * K);
         backend.run(adaptive, 60);
         assertThat(backend.limitsFrom(20)).as("%s limit from 20 s to 60 s: %s", algorithm, backend.limits)
                 .allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
@@ -64,8 +73,8 @@ class AdaptiveCapacityTest {
 
     @Test
     void aimd_fromAbove_comesDownIntoTheBand() {
-        ModelBackend backend = new ModelBackend(K, 20, 1.2);
-        AdaptiveCapacity adaptive = attach(pool(8 * K), Algorithm.AIMD, backend, 1, 8 * K);
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(aimdPool(8 * K), Algorithm.AIMD, backend, 1, 8 * K);
         backend.run(adaptive, 60);
         assertThat(backend.limitsFrom(10)).as("limit from 10 s to 60 s: %s", backend.limits)
                 .allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
@@ -77,7 +86,7 @@ class AdaptiveCapacityTest {
             Algorithm algorithm) {
         // What the README says: start gradient2 and vegas at or below the backend's capacity. Both
         // judge run time against what they saw before; started overloaded, they never saw better.
-        ModelBackend backend = new ModelBackend(K, 20, 1.2);
+        ModelBackend backend = new ModelBackend(K, 20);
         AdaptiveCapacity adaptive = attach(pool(8 * K), algorithm, backend, 1, 8 * K);
         backend.run(adaptive, 30);
         assertThat(adaptive.limit()).as("%s: %s", algorithm, backend.limits).isGreaterThan(4 * K);
@@ -85,8 +94,9 @@ class AdaptiveCapacityTest {
 
     @Test
     void aimd_withoutADropSignal_onlyGrows_toItsMaximum() {
-        // What the README warns about: AIMD backs off on drops alone (late or failed tasks).
-        ModelBackend backend = new ModelBackend(K, 20, Double.MAX_VALUE);
+        // What the README warns about: AIMD backs off on drops alone (a window slower than the
+        // pool's runTimeout, or a failure dropOn accepts); this pool has no runTimeout.
+        ModelBackend backend = new ModelBackend(K, 20);
         AdaptiveCapacity adaptive = attach(pool(K), Algorithm.AIMD, backend, 1, 4 * K);
         backend.run(adaptive, 30);
         assertThat(adaptive.limit()).isEqualTo(4 * K);
@@ -141,7 +151,7 @@ class AdaptiveCapacityTest {
 
     @Test
     void disable_restoresTheConfiguredCapacity() {
-        ModelBackend backend = new ModelBackend(K, 20, 1.2);
+        ModelBackend backend = new ModelBackend(K, 20);
         WorkerPool pool = pool(7);
         AdaptiveCapacity adaptive = attach(pool, Algorithm.VEGAS, backend, 1, 8 * K);
         assertThat(adaptive.configuredCapacity()).isEqualTo(7);
@@ -185,7 +195,7 @@ class AdaptiveCapacityTest {
 
     @Test
     void manualTune_whileEnabled_turnsAdaptiveOff_andThePoolKeepsTheTune() {
-        ModelBackend backend = new ModelBackend(K, 20, 1.2);
+        ModelBackend backend = new ModelBackend(K, 20);
         WorkerPool pool = pool(8);
         AdaptiveCapacity adaptive = attach(pool, Algorithm.GRADIENT2, backend, 1, 8 * K);
         backend.run(adaptive, 5);
@@ -227,8 +237,20 @@ class AdaptiveCapacityTest {
     // ---------------------------------------------------------------- the listener on a real pool
 
     @Test
-    void lateTasks_onARealPool_driveAimdDownToItsMinimum() {
-        // Every task runs 3 ms against a run timeout of 1 ms: every window holds drops.
+    void aimd_followsTheRunTimeoutLive() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        WorkerPool pool = pool(K / 4);
+        AdaptiveCapacity adaptive = attach(pool, Algorithm.AIMD, backend, 1, 8 * K);
+        backend.run(adaptive, 30);
+        assertThat(adaptive.limit()).as("no runTimeout: only grows").isGreaterThan(4 * K);
+        pool.reconfigure((c) -> c.withRunTimeout(Duration.ofMillis(24)));
+        backend.run(adaptive, 60);
+        assertThat(backend.limitsFrom(60)).allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
+    }
+
+    @Test
+    void slowTasks_onARealPool_driveAimdDownToItsMinimum() {
+        // Every task runs 3 ms against a run timeout of 1 ms: every window is a drop.
         WorkerPool pool = WorkerPool.builder().name("late").capacity(8).queueCapacity(10_000)
                 .runTimeout(Duration.ofMillis(1)).build();
         this.pools.add(pool);

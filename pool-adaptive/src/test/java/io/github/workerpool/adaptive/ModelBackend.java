@@ -8,16 +8,13 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A backend of true capacity {@code k} as a formula, driven on a clock the test owns: with L tasks
  * in flight, each runs {@code base * max(1, L / k)} (the first k run at once, the rest queue for
- * them), and a task is late when it runs longer than {@code lateAfter}. Demand always exceeds the
- * pool's capacity, so L is the capacity. Nothing sleeps: a simulated minute takes milliseconds.
+ * them). Demand always exceeds the pool's capacity, so L is the capacity. Nothing sleeps: a simulated minute takes milliseconds.
  */
 final class ModelBackend {
 
     final int k;
 
     final long baseNanos;
-
-    final long lateAfterNanos;
 
     final AtomicLong clock = new AtomicLong(TimeUnit.SECONDS.toNanos(1));
 
@@ -26,10 +23,9 @@ final class ModelBackend {
 
     private long nextRecord;
 
-    ModelBackend(int k, long baseMillis, double lateAfterBase) {
+    ModelBackend(int k, long baseMillis) {
         this.k = k;
         this.baseNanos = TimeUnit.MILLISECONDS.toNanos(baseMillis);
-        this.lateAfterNanos = (long) (this.baseNanos * lateAfterBase);
         this.nextRecord = this.clock.get();
     }
 
@@ -43,7 +39,7 @@ final class ModelBackend {
             long step = Math.max(1, rtt / inflight);
             for (int i = 0; i < inflight; i++) {
                 this.clock.addAndGet(step);
-                adaptive.sample(adaptive.generation(), inflight, rtt, rtt > this.lateAfterNanos);
+                adaptive.sample(adaptive.generation(), inflight, rtt, false);
                 record(adaptive);
             }
         }
