@@ -13,6 +13,15 @@ COLORS = {"gradient2": "#1f77b4", "aimd": "#d62728", "vegas": "#2ca02c",
           "static K/4": "#999999", "static K": "#555555", "static 4K": "#bbbbbb"}
 
 
+def settle_from(limits, k, start):
+    """Seconds from sample `start` until the capacity enters [0.75K, 1.25K] for good; -1 if it never does."""
+    last_out = start - 1
+    for i in range(start, len(limits)):
+        if limits[i] < 0.75 * k or limits[i] > 1.25 * k:
+            last_out = i
+    return -1 if last_out == len(limits) - 1 else (last_out + 1 - start) / 10
+
+
 def table(data):
     k, base = data["k"], data["baseMs"]
     out = [f"K = {k}, base run time {base} ms ({k * 1000 / base:.0f} tasks/s at most), "
@@ -25,15 +34,22 @@ def table(data):
         runs = [r for r in data["runs"] if r["load"] == load]
         best = max((r["throughput"] for r in runs if r["config"].startswith("static")), default=0)
         out.append(f"### load {load}\n")
-        out.append("| pool | tasks/s | vs best static | rejected | p50 ms | p99 ms | run p99 ms "
-                   "| settled (s) | in band after 10 s | mean capacity after 10 s |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        step = load.startswith("step")
+        out.append("| pool | tasks/s | vs best static | rejected | p50 ms | p99 ms | p99 from 10 s, ms | run p50 ms | run p99 ms "
+                   f"| {'settled after the step' if step else 'settled'} (s) | in band after 10 s "
+                   "| mean capacity after 10 s |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in runs:
-            settle = "never" if r["settleSeconds"] < 0 else f"{r['settleSeconds']:.1f}"
+            if step:
+                at = int(round(len(r["limits"]) / 3))
+                s = settle_from(r["limits"], k, at)
+                settle = "never" if s < 0 else f"{s:.1f}"
+            else:
+                settle = "never" if r["settleSeconds"] < 0 else f"{r['settleSeconds']:.1f}"
             band = "-" if r["inBandAfter10s"] < 0 else f"{100 * r['inBandAfter10s']:.0f}%"
             ratio = f"{r['throughput'] / best:.2f}" if best else "-"
             out.append(f"| {r['config']} | {r['throughput']:.0f} | {ratio} | {r['rejected']} | {r['p50Ms']:.1f} "
-                       f"| {r['p99Ms']:.1f} | {r['runP99Ms']:.1f} | {settle} | {band} | {r['meanLimitAfter10s']:.1f} |")
+                       f"| {r['p99Ms']:.1f} | {r.get('steadyP99Ms', float('nan')):.1f} | {r['runP50Ms']:.1f} | {r['runP99Ms']:.1f} | {settle} | {band} | {r['meanLimitAfter10s']:.1f} |")
         out.append("")
     return "\n".join(out)
 
