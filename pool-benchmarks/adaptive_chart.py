@@ -33,12 +33,13 @@ def table(data):
     for load in loads:
         runs = [r for r in data["runs"] if r["load"] == load]
         best = max((r["throughput"] for r in runs if r["config"].startswith("static")), default=0)
+        steady_best = max((r.get("steadyThroughput", 0) for r in runs if r["config"].startswith("static")), default=0)
         out.append(f"### load {load}\n")
         step = load.startswith("step")
-        out.append("| pool | tasks/s | vs best static | rejected | p50 ms | p99 ms | p99 from 10 s, ms | run p50 ms | run p99 ms "
+        out.append("| pool | tasks/s | vs best static | from 10 s: tasks/s | vs best static | rejected | p50 ms | p99 ms | p99 from 10 s, ms | run p50 ms | run p99 ms "
                    f"| {'settled after the step' if step else 'settled'} (s) | in band after 10 s "
                    "| mean capacity after 10 s |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in runs:
             if step:
                 at = int(round(len(r["limits"]) / 3))
@@ -48,7 +49,9 @@ def table(data):
                 settle = "never" if r["settleSeconds"] < 0 else f"{r['settleSeconds']:.1f}"
             band = "-" if r["inBandAfter10s"] < 0 else f"{100 * r['inBandAfter10s']:.0f}%"
             ratio = f"{r['throughput'] / best:.2f}" if best else "-"
-            out.append(f"| {r['config']} | {r['throughput']:.0f} | {ratio} | {r['rejected']} | {r['p50Ms']:.1f} "
+            st = r.get("steadyThroughput", 0)
+            steady_ratio = f"{st / steady_best:.2f}" if steady_best else "-"
+            out.append(f"| {r['config']} | {r['throughput']:.0f} | {ratio} | {st:.0f} | {steady_ratio} | {r['rejected']} | {r['p50Ms']:.1f} "
                        f"| {r['p99Ms']:.1f} | {r.get('steadyP99Ms', float('nan')):.1f} | {r['runP50Ms']:.1f} | {r['runP99Ms']:.1f} | {settle} | {band} | {r['meanLimitAfter10s']:.1f} |")
         out.append("")
     return "\n".join(out)

@@ -49,7 +49,8 @@ public final class AdaptiveHarness {
     }
 
     /** The result of one run. */
-    public record Run(String load, String config, double throughput, long completed, long rejected, double p50Ms,
+    public record Run(String load, String config, double throughput, double steadyThroughput, long completed,
+            long rejected, double p50Ms,
             double p99Ms, double steadyP99Ms, double runP50Ms, double runP99Ms, double settleSeconds,
             double inBandAfter10s, double meanLimitAfter10s, int[] limits) {
     }
@@ -172,12 +173,16 @@ public final class AdaptiveHarness {
         long steadyFrom = start + Math.min(TimeUnit.SECONDS.toNanos(10), runNanos / 2);
         long[] steady = java.util.stream.IntStream.range(0, n).filter((i) -> submitTimes[i] - steadyFrom >= 0)
             .mapToLong((i) -> latencies[i]).sorted().toArray();
+        long steadyEnded = java.util.stream.IntStream.range(0, n)
+            .filter((i) -> submitTimes[i] + latencies[i] - steadyFrom >= 0 && submitTimes[i] + latencies[i] - end < 0)
+            .count();
+        double steadyThroughput = steadyEnded * 1e9 / (end - steadyFrom);
         long[] e2e = Arrays.copyOf(latencies, n);
         long[] run = Arrays.copyOf(runTimes, n);
         Arrays.sort(e2e);
         Arrays.sort(run);
         int[] series = Arrays.copyOf(limits, samples);
-        return new Run(load.name(), config.name(), n * 1e9 / elapsed, n, rejected.get(), ms(percentile(e2e, 0.5)),
+        return new Run(load.name(), config.name(), n * 1e9 / elapsed, steadyThroughput, n, rejected.get(), ms(percentile(e2e, 0.5)),
                 ms(percentile(e2e, 0.99)), ms(percentile(steady, 0.99)), ms(percentile(run, 0.5)), ms(percentile(run, 0.99)),
                 settleSeconds(series, k), inBand(series, k, 100), meanFrom(series, 100), series);
     }
@@ -256,9 +261,9 @@ public final class AdaptiveHarness {
                 Run r = run(settings, config, load);
                 runs.add(r);
                 System.out.printf(Locale.ROOT,
-                        "%-14s %-11s %7.0f/s rejected %6d  p50 %6.1f ms  p99 %7.1f ms (steady %7.1f)  run p99 %6.1f ms  settle %5.1f s"
+                        "%-14s %-11s %7.0f/s (steady %7.0f/s) rejected %6d  p50 %6.1f ms  p99 %7.1f ms (steady %7.1f)  run p99 %6.1f ms  settle %5.1f s"
                                 + "  in band after 10 s %4.0f%%  mean limit after 10 s %6.1f%n",
-                        r.load(), r.config(), r.throughput(), r.rejected(), r.p50Ms(), r.p99Ms(), r.steadyP99Ms(), r.runP99Ms(),
+                        r.load(), r.config(), r.throughput(), r.steadyThroughput(), r.rejected(), r.p50Ms(), r.p99Ms(), r.steadyP99Ms(), r.runP99Ms(),
                         r.settleSeconds(), 100 * r.inBandAfter10s(), r.meanLimitAfter10s());
             }
         }
@@ -277,9 +282,10 @@ public final class AdaptiveHarness {
         for (int i = 0; i < runs.size(); i++) {
             Run r = runs.get(i);
             out.append(String.format(Locale.ROOT, "  {\"load\": \"%s\", \"config\": \"%s\", \"throughput\": %.1f, "
+                    + "\"steadyThroughput\": %.1f, "
                     + "\"completed\": %d, \"rejected\": %d, \"p50Ms\": %.2f, \"p99Ms\": %.2f, \"steadyP99Ms\": %.2f, \"runP50Ms\": %.2f, "
                     + "\"runP99Ms\": %.2f, \"settleSeconds\": %.1f, \"inBandAfter10s\": %.3f, \"meanLimitAfter10s\": %.2f, "
-                    + "\"limits\": %s}%s%n", r.load(), r.config(), r.throughput(), r.completed(), r.rejected(), r.p50Ms(),
+                    + "\"limits\": %s}%s%n", r.load(), r.config(), r.throughput(), r.steadyThroughput(), r.completed(), r.rejected(), r.p50Ms(),
                     r.p99Ms(), r.steadyP99Ms(), r.runP50Ms(), r.runP99Ms(), r.settleSeconds(), nan(r.inBandAfter10s()),
                     nan(r.meanLimitAfter10s()), Arrays.toString(r.limits()), (i < runs.size() - 1) ? "," : ""));
         }
