@@ -96,6 +96,10 @@ def svg(data):
             xs = x0 + s * 10 * sx
             parts.append(f'<line x1="{xs:.1f}" x2="{xs:.1f}" y1="{y0 + ph}" y2="{y0 + ph + 4}" stroke="#333"/>'
                          f'<text x="{xs:.1f}" y="{y0 + ph + 15}" text-anchor="middle">{s} s</text>')
+        if load.startswith("step"):
+            xs = x0 + round((n - 1) / 3) * sx
+            parts.append(f'<line x1="{xs:.1f}" x2="{xs:.1f}" y1="{y0}" y2="{y0 + ph}" stroke="#999" '
+                         f'stroke-dasharray="2,3"/><text x="{xs + 3:.1f}" y="{y0 + 12}" fill="#666">step</text>')
         for r in runs:
             pts = " ".join(f"{x0 + j * sx:.1f},{y(v):.1f}" for j, v in enumerate(r["limits"]))
             dash = ' stroke-dasharray="5,4"' if r["config"].startswith("static") else ""
