@@ -1,28 +1,45 @@
 // The sample's dashboard: plain JavaScript, no build step. Polls /actuator/pools (and the ETL
-// job's /etl/progress) every second, keeps the last five minutes per pool and draws them as SVG
-// lines; Tune and Purge call the actuator's write operations with the ops login typed above.
+// job's /etl/progress) every second, keeps the last five minutes of every pool the endpoint lists
+// and charts them with uPlot (from its WebJar). Writes (tune, purge, load, ETL) ride on the
+// browser's login (the form at /login, kept in the session) and carry the CSRF token.
 'use strict';
 
 const POLL_MS = 1000;
 const WINDOW = 300; // samples kept per pool: five minutes at one per second
-const SERIES = ['capacity', 'running', 'idle', 'waiting', 'queued', 'rejected'];
-const history = new Map(); // pool name -> [{t, capacity, running, ..., rejected (per second)}]
+const SERIES = [ // the lines of every chart; rejected is a rate, on its own axis at the right
+  { key: 'capacity', label: 'capacity', stroke: '#111827', dash: [5, 4] },
+  { key: 'running', label: 'running', stroke: '#2563eb' },
+  { key: 'idle', label: 'idle', stroke: '#16a34a' },
+  { key: 'waiting', label: 'waiting', stroke: '#d97706' },
+  { key: 'queued', label: 'queued', stroke: '#9333ea' },
+  { key: 'rejected', label: 'rejected / s', stroke: '#dc2626', scale: 'rate' },
+];
+const CHART_HEIGHT = 170;
+const charts = new Map(); // pool name -> { plot, data: [seconds[], capacity[], ..., rejected[]] }
 const lastRejected = new Map();
 
 const $ = (sel, root = document) => root.querySelector(sel);
 
-function authHeaders() {
-  const user = $('#ops-user').value.trim();
-  const password = $('#ops-password').value;
-  sessionStorage.setItem('ops-user', user);
-  sessionStorage.setItem('ops-password', password);
-  // X-Requested-With makes Spring Security answer 401 without WWW-Authenticate, so the browser
-  // does not pop up its own login dialog.
-  const headers = { 'X-Requested-With': 'XMLHttpRequest' };
-  if (user && password) {
-    headers.Authorization = 'Basic ' + btoa(user + ':' + password);
-  }
-  return headers;
+// ---- login and CSRF ------------------------------------------------------------------------
+
+/** The CSRF header for a write: the XSRF-TOKEN cookie's value (Spring Security's csrf.spa()). */
+function csrfHeaders() {
+  const cookie = document.cookie.split('; ').find((c) => c.startsWith('XSRF-TOKEN='));
+  return cookie ? { 'X-XSRF-TOKEN': decodeURIComponent(cookie.substring('XSRF-TOKEN='.length)) } : {};
+}
+
+/**
+ * POSTs as the logged-in browser: the session cookie, the CSRF token, and X-Requested-With so
+ * that a missing login is a bare 401 rather than the browser's own login dialog. Other scripts
+ * on the page use it as workerpoolDashboard.post.
+ */
+function post(url, { body, headers } = {}) {
+  return fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'X-Requested-With': 'XMLHttpRequest', ...csrfHeaders(), ...(headers || {}) },
+    body,
+  });
 }
 
 async function describeFailure(response) {
@@ -31,12 +48,113 @@ async function describeFailure(response) {
     const body = await response.json();
     detail = body.message || body.error || JSON.stringify(body);
   } catch (e) { /* not JSON */ }
-  if (response.status === 401) return '401: log in as the ops user first' + (detail ? ' (' + detail + ')' : '');
+  if (response.status === 401) return '401: log in first (Log in, top right)';
+  if (response.status === 403 && /CSRF/.test(detail)) return '403: ' + detail;
   if (response.status === 403) return '403: this user lacks the OPS role';
   return response.status + ': ' + (detail || response.statusText);
 }
 
+/** Asks who is logged in; the answer also leaves a fresh CSRF token in the XSRF-TOKEN cookie. */
+async function whoAmI() {
+  try {
+    const response = await fetch('/me', { headers: { Accept: 'application/json' } });
+    const me = await response.json();
+    $('#who').textContent = me.name ? `logged in as ${me.name}` + (me.ops ? ' (ops: tune, purge)' : ' (no ops role)')
+      : 'not logged in: reads only';
+    $('#log-in').hidden = !!me.name;
+    $('#log-out').hidden = !me.name;
+  } catch (e) {
+    $('#who').textContent = 'cannot read /me: ' + e.message;
+  }
+}
+
+async function logOut() {
+  await post('/logout');
+  location.reload();
+}
+
 // ---- pools ---------------------------------------------------------------------------------
+
+/** A tooltip that follows the cursor over a chart: the time and every shown line's value. */
+function tooltipPlugin() {
+  let tip;
+  return {
+    hooks: {
+      init(u) {
+        tip = document.createElement('div');
+        tip.className = 'chart-tooltip';
+        tip.hidden = true;
+        u.over.appendChild(tip);
+        u.over.addEventListener('mouseleave', () => { tip.hidden = true; });
+      },
+      setCursor(u) {
+        const i = u.cursor.idx;
+        if (i == null || u.cursor.left < 0) {
+          tip.hidden = true;
+          return;
+        }
+        tip.replaceChildren();
+        const time = document.createElement('div');
+        time.className = 'time';
+        time.textContent = clock(u.data[0][i]);
+        tip.appendChild(time);
+        SERIES.forEach((s, k) => {
+          if (!u.series[k + 1].show) return;
+          const row = document.createElement('div');
+          const swatch = document.createElement('i');
+          swatch.style.background = s.stroke;
+          const value = u.data[k + 1][i];
+          row.append(swatch, `${s.label} `, Object.assign(document.createElement('b'),
+            { textContent: value == null ? '–' : String(value) }));
+          tip.appendChild(row);
+        });
+        tip.hidden = false;
+        // Right of the cursor, or left of it near the right edge.
+        const left = u.cursor.left + 12;
+        tip.style.left = (left + tip.offsetWidth > u.over.clientWidth ? u.cursor.left - 12 - tip.offsetWidth : left) + 'px';
+        tip.style.top = Math.max(0, Math.min(u.cursor.top + 12, u.over.clientHeight - tip.offsetHeight)) + 'px';
+      },
+    },
+  };
+}
+
+/** A time of day, 24-hour, to the second: the time axis's labels and the tooltip's heading. */
+function clock(seconds) {
+  return new Date(seconds * 1000).toLocaleTimeString([], { hour12: false });
+}
+
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
+
+function newChart(container) {
+  const options = {
+    width: Math.max(300, container.clientWidth),
+    height: CHART_HEIGHT,
+    plugins: [tooltipPlugin()],
+    cursor: { drag: { x: false, y: false } },
+    legend: { live: false }, // the tooltip shows the values; the legend is the key, and toggles lines
+    scales: {
+      // At least the last minute, growing to five as samples come in.
+      x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] },
+      y: { range: (u, min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
+      rate: { range: (u, min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
+    },
+    axes: [
+      { space: 70, values: (u, splits) => splits.map((t) => clock(t)) },
+      { scale: 'y', incrs: INTEGER_STEPS, size: 45 },
+      { scale: 'rate', side: 1, incrs: INTEGER_STEPS, grid: { show: false }, stroke: '#dc2626', size: 45 },
+    ],
+    series: [
+      { label: 'time', value: (u, v) => (v == null ? '' : clock(v)) },
+      ...SERIES.map((s) => ({ label: s.label, stroke: s.stroke, dash: s.dash, width: 1.5, scale: s.scale || 'y',
+        points: { show: false } })),
+    ],
+  };
+  const data = [[], ...SERIES.map(() => [])];
+  const plot = new uPlot(options, data, container);
+  new ResizeObserver(() => plot.setSize({ width: Math.max(300, container.clientWidth), height: CHART_HEIGHT }))
+    .observe(container);
+  return { plot, data };
+}
 
 function card(name, pool) {
   let el = document.querySelector(`.pool[data-pool="${CSS.escape(name)}"]`);
@@ -53,6 +171,7 @@ function card(name, pool) {
   $('[data-action="tune"]', el).addEventListener('click', () => tune(name, el));
   $('[data-action="purge"]', el).addEventListener('click', () => purge(name, el));
   $('#pools').appendChild(el);
+  charts.set(name, newChart($('.chart', el)));
   return el;
 }
 
@@ -62,34 +181,19 @@ function show(el, pool) {
   }
 }
 
-function record(name, pool, t) {
-  const samples = history.get(name) || [];
+function record(name, pool, seconds) {
+  const chart = charts.get(name);
   const previous = lastRejected.has(name) ? lastRejected.get(name) : pool.rejected;
   lastRejected.set(name, pool.rejected);
-  samples.push({ t, capacity: pool.capacity, running: pool.running, idle: pool.idle,
-    waiting: pool.waiting, queued: pool.queued, rejected: Math.max(0, pool.rejected - previous) });
-  while (samples.length > WINDOW) samples.shift();
-  history.set(name, samples);
-  return samples;
-}
-
-function draw(svg, samples) {
-  const w = 600, h = 150, pad = 14;
-  let max = 1;
-  for (const s of samples) {
-    for (const k of SERIES) if (s[k] > max) max = s[k];
+  const sample = { ...pool, rejected: Math.max(0, pool.rejected - previous) };
+  // An unbounded pool reports capacity -1: a gap, not a line at -1.
+  if (sample.capacity < 0) sample.capacity = null;
+  chart.data[0].push(seconds);
+  SERIES.forEach((s, k) => chart.data[k + 1].push(sample[s.key]));
+  for (const column of chart.data) {
+    while (column.length > WINDOW) column.shift();
   }
-  const now = samples.length ? samples[samples.length - 1].t : Date.now();
-  const x = (t) => w - ((now - t) / (WINDOW * POLL_MS)) * w;
-  const y = (v) => h - pad - (v / max) * (h - 2 * pad);
-  let out = `<text x="2" y="10">${max}</text><text x="2" y="${h - 3}">0</text>`
-    + `<text x="${w - 40}" y="${h - 3}">now</text><text x="${w / 2 - 30}" y="${h - 3}">−2.5 min</text>`;
-  for (const k of SERIES) {
-    // An unbounded pool reports capacity -1: nothing to draw.
-    const points = samples.filter((s) => s[k] >= 0).map((s) => `${x(s.t).toFixed(1)},${y(s[k]).toFixed(1)}`);
-    if (points.length) out += `<polyline class="${k}" points="${points.join(' ')}"/>`;
-  }
-  svg.innerHTML = out;
+  chart.plot.setData(chart.data);
 }
 
 async function pollPools() {
@@ -97,13 +201,18 @@ async function pollPools() {
     const response = await fetch('/actuator/pools', { headers: { Accept: 'application/json' } });
     if (!response.ok) throw new Error(await describeFailure(response));
     const body = await response.json();
-    const t = Date.now();
+    const now = Date.now();
     for (const [name, pool] of Object.entries(body.pools)) {
       const el = card(name, pool);
+      el.classList.remove('gone');
       show(el, pool);
-      draw($('svg', el), record(name, pool, t));
+      record(name, pool, now / 1000);
     }
-    $('#status').textContent = 'live · ' + new Date(t).toLocaleTimeString();
+    // A pool that went away (closed and removed) keeps its card, greyed out.
+    for (const el of document.querySelectorAll('.pool[data-pool]')) {
+      if (!(el.dataset.pool in body.pools)) el.classList.add('gone');
+    }
+    $('#status').textContent = 'live · ' + new Date(now).toLocaleTimeString();
     $('#status').classList.remove('down');
   } catch (e) {
     $('#status').textContent = 'cannot read /actuator/pools: ' + e.message;
@@ -121,9 +230,8 @@ async function tune(name, el) {
   const value = $('[data-action="tune-input"]', el).value.trim();
   const capacity = Number(value);
   const body = (value === '' || !Number.isInteger(capacity)) ? { capacity: value } : { capacity };
-  const response = await fetch(`/actuator/pools/${encodeURIComponent(name)}/tune`, {
-    method: 'POST',
-    headers: { ...authHeaders(), 'Content-Type': 'application/json' },
+  const response = await post(`/actuator/pools/${encodeURIComponent(name)}/tune`, {
+    headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (!response.ok) {
@@ -136,9 +244,7 @@ async function tune(name, el) {
 }
 
 async function purge(name, el) {
-  const response = await fetch(`/actuator/pools/${encodeURIComponent(name)}/purge`, {
-    method: 'POST', headers: authHeaders(),
-  });
+  const response = await post(`/actuator/pools/${encodeURIComponent(name)}/purge`);
   if (!response.ok) {
     message(el, 'purge failed: ' + await describeFailure(response), true);
     return;
@@ -150,9 +256,9 @@ async function purge(name, el) {
 
 // ---- load and ETL --------------------------------------------------------------------------
 
-async function post(url) {
-  const response = await fetch(url, { method: 'POST', headers: { 'X-Requested-With': 'XMLHttpRequest' } });
-  return { ok: response.ok, text: (response.ok ? '' : response.status + ' ') + await response.text() };
+async function postForText(url) {
+  const response = await post(url);
+  return { ok: response.ok, text: response.ok ? await response.text() : await describeFailure(response) };
 }
 
 async function pollEtl() {
@@ -173,17 +279,17 @@ async function pollEtl() {
 }
 
 function init() {
-  $('#ops-user').value = sessionStorage.getItem('ops-user') || 'ops';
-  $('#ops-password').value = sessionStorage.getItem('ops-password') || '';
+  $('#log-out').addEventListener('click', logOut);
+  whoAmI();
   for (const button of document.querySelectorAll('[data-load]')) {
     button.addEventListener('click', async () => {
       $('#load-result').textContent = 'POST ' + button.dataset.load + ' …';
-      $('#load-result').textContent = 'POST ' + button.dataset.load + '\n' + (await post(button.dataset.load)).text;
+      $('#load-result').textContent = 'POST ' + button.dataset.load + '\n' + (await postForText(button.dataset.load)).text;
     });
   }
   for (const [id, url] of [['#etl-start', '/etl/start'], ['#etl-stop', '/etl/stop']]) {
     $(id).addEventListener('click', async () => {
-      const result = await post(url);
+      const result = await postForText(url);
       $('#etl-message').textContent = result.ok ? '' : result.text;
       pollEtl();
     });
@@ -193,5 +299,8 @@ function init() {
   setInterval(pollPools, POLL_MS);
   setInterval(pollEtl, POLL_MS);
 }
+
+// For other scripts on the page: the charts by pool name, and a POST that carries the login and the CSRF token.
+window.workerpoolDashboard = { charts, post };
 
 init();

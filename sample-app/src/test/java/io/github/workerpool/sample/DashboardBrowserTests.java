@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -19,6 +20,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -27,8 +29,9 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The dashboard in headless Chromium (Debian's {@code chromium} and {@code chromium-driver}):
- * it shows every configured pool, a load button moves a pool's numbers, and Tune changes a pool's
- * capacity (refused without the ops login). Leaves a screenshot at
+ * a uPlot chart for every pool {@code /actuator/pools} lists, with a tooltip; Tune refused before
+ * logging in, then the login form, a load button and Tune as ops (their POSTs carry the session
+ * and the CSRF token), a POST without the token refused, and logging out. Leaves a screenshot at
  * {@code target/dashboard.png}.
  *
  * <p>Skipped when Chromium is not installed, unless {@code -Dsample.requireBrowser=true};
@@ -58,7 +61,7 @@ class DashboardBrowserTests extends SampleAppTestSupport {
         // The flags this machine's closed network needs: no background connections, fresh profile.
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--window-size=1400,1600", "--user-data-dir=" + this.profile);
+                "--disable-quic", "--window-size=1400,1900", "--user-data-dir=" + this.profile);
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
                 .usingAnyFreePort().build();
         this.browser = new ChromeDriver(service, options);
@@ -75,59 +78,121 @@ class DashboardBrowserTests extends SampleAppTestSupport {
     }
 
     @Test
-    void dashboardShowsEveryPool_andTuneChangesTheCapacity() throws Exception {
+    void everyPoolHasAChart_andTuneNeedsTheFormLogin() throws Exception {
         TestHttp http = http();
-        Set<String> configured = new TreeSet<>(http.get("/actuator/pools").json().get("pools").propertyNames());
-        assertThat(configured).contains("mail", "crawler", "etl", "reports");
+        Set<String> listed = new TreeSet<>(http.get("/actuator/pools").json().get("pools").propertyNames());
+        assertThat(listed).contains("mail", "crawler", "etl", "reports", "thumbnails", "etl-pipeline");
         int capacity = http.pool("reports").get("capacity").asInt();
         int tuned = capacity + 3;
 
         this.browser.get(http.base() + "/dashboard");
         WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
-        // The dashboard redraws its cards and charts on every poll: an element found a moment ago
-        // may be replaced before it is read, so such a read is retried, not failed.
+        // The dashboard updates its cards on every poll: an element found a moment ago may be
+        // replaced before it is read, so such a read is retried, not failed.
         wait.ignoring(StaleElementReferenceException.class);
-        for (String pool : configured) {
-            wait.until(ExpectedConditions.presenceOfElementLocated(card(pool)));
+        // A uPlot chart (its canvas) on a card for every pool the endpoint lists, each with samples.
+        for (String pool : listed) {
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(card(pool) + " .chart .uplot canvas")));
         }
         List<WebElement> cards = this.browser.findElements(By.cssSelector(".pool[data-pool]"));
-        assertThat(cards).extracting((c) -> c.getDomAttribute("data-pool")).containsExactlyInAnyOrderElementsOf(configured);
+        assertThat(cards).extracting((c) -> c.getDomAttribute("data-pool")).containsExactlyInAnyOrderElementsOf(listed);
+        for (String pool : listed) {
+            wait.until((d) -> samples(pool) >= 3);
+        }
+        assertThat(this.browser.findElements(By.cssSelector(card("mail") + " .u-axis"))).as("time, counts, rejected/s")
+                .hasSize(3);
 
-        // A load button puts work on the mail pool; its card and chart follow.
-        WebElement mail = this.browser.findElement(card("mail"));
-        this.browser.findElement(By.cssSelector("[data-load^='/demo/mail']")).click();
-        wait.until((d) -> d.findElement(By.id("load-result")).getText().contains("\"pool\":\"mail\""));
-        wait.until((d) -> Long.parseLong(field(mail, "completed").getText()) > 0);
-        wait.until((d) -> d.findElement(card("mail")).findElement(By.cssSelector("svg polyline.running")).getDomAttribute("points")
-                .split(" ").length >= 3);
-
-        WebElement reports = this.browser.findElement(card("reports"));
-        wait.until((d) -> field(reports, "capacity").getText().equals(Integer.toString(capacity)));
-
-        // Without the password: the page says why, nothing changes.
+        // Not logged in: the page says so, and why Tune fails; nothing changes.
+        assertThat(this.browser.findElement(By.id("who")).getText()).startsWith("not logged in");
+        WebElement reports = this.browser.findElement(By.cssSelector(card("reports")));
         reports.findElement(By.cssSelector("[data-action=tune-input]")).sendKeys(Integer.toString(tuned));
         reports.findElement(By.cssSelector("[data-action=tune]")).click();
         wait.until((d) -> field(reports, "message").getText().contains("401"));
         assertThat(http.pool("reports").get("capacity").asInt()).isEqualTo(capacity);
 
-        // Logged in as ops: the capacity changes, on the page and in the pool.
-        this.browser.findElement(By.id("ops-password")).sendKeys(OPS_PASSWORD);
+        // Log in through the form: Spring Security's login page, then back on the dashboard.
+        this.browser.findElement(By.id("log-in")).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.name("username"))).sendKeys("ops");
+        this.browser.findElement(By.name("password")).sendKeys(OPS_PASSWORD);
+        this.browser.findElement(By.cssSelector("button[type=submit]")).click();
+        wait.until((d) -> d.findElement(By.id("who")).getText().equals("logged in as ops (ops: tune, purge)"));
+        assertThat(this.browser.manage().getCookieNamed("JSESSIONID")).as("the login lives in the session").isNotNull();
+
         try {
-            reports.findElement(By.cssSelector("[data-action=tune]")).click();
-            wait.until((d) -> field(reports, "message").getText().equals("tuned to " + tuned));
-            wait.until((d) -> field(reports, "capacity").getText().equals(Integer.toString(tuned)));
+            // A load button: a POST from the logged-in page, with the token; the mail pool's chart follows.
+            this.browser.findElement(By.cssSelector("[data-load^='/demo/mail']")).click();
+            wait.until((d) -> d.findElement(By.id("load-result")).getText().contains("\"pool\":\"mail\""));
+            wait.until((d) -> Long.parseLong(field(d.findElement(By.cssSelector(card("mail"))), "completed").getText()) > 0);
+            wait.until((d) -> maxOf("mail", "running") > 0);
+
+            // Tune as ops: the new capacity on the card, in the pool, and on the chart's next poll.
+            WebElement tunedCard = this.browser.findElement(By.cssSelector(card("reports")));
+            WebElement input = tunedCard.findElement(By.cssSelector("[data-action=tune-input]"));
+            input.clear();
+            input.sendKeys(Integer.toString(tuned));
+            tunedCard.findElement(By.cssSelector("[data-action=tune]")).click();
+            wait.until((d) -> field(tunedCard, "message").getText().equals("tuned to " + tuned));
+            wait.until((d) -> field(tunedCard, "capacity").getText().equals(Integer.toString(tuned)));
             assertThat(http.pool("reports").get("capacity").asInt()).isEqualTo(tuned);
-            // The next poll of /actuator/pools shows the same.
-            wait.until((d) -> d.findElement(By.id("status")).getText().startsWith("live"));
+            wait.until((d) -> lastOf("reports", "capacity") == tuned);
+
+            // The same session without the token: refused, and the answer says why.
+            Map<?, ?> forged = (Map<?, ?>) this.browser.executeAsyncScript("""
+                    const done = arguments[arguments.length - 1];
+                    fetch('/actuator/pools/reports/purge', { method: 'POST', headers: { 'X-Requested-With': 'XMLHttpRequest' } })
+                      .then(async (r) => done({ status: r.status, body: await r.text() }), (e) => done({ status: -1, body: String(e) }));
+                    """);
+            assertThat(forged.get("status")).isEqualTo(403L);
+            assertThat((String) forged.get("body")).contains("CSRF token");
+
+            // Point at the mail chart: the tooltip shows that second's figures.
+            WebElement over = this.browser.findElement(By.cssSelector(card("mail") + " .u-over"));
+            new Actions(this.browser).moveToElement(over, over.getSize().getWidth() / 2 - 20, 0).perform();
+            WebElement tooltip = this.browser.findElement(By.cssSelector(card("mail") + " .chart-tooltip"));
+            wait.until((d) -> tooltip.isDisplayed() && tooltip.getText().contains("running"));
+            assertThat(tooltip.getText()).contains("capacity 8").contains("rejected / s");
             screenshot();
+
+            // Log out: back to reads only, and Tune refused again.
+            this.browser.findElement(By.id("log-out")).click();
+            wait.until((d) -> d.findElement(By.id("who")).getText().startsWith("not logged in"));
+            WebElement after = this.browser.findElement(By.cssSelector(card("reports")));
+            after.findElement(By.cssSelector("[data-action=tune-input]")).sendKeys(Integer.toString(capacity));
+            after.findElement(By.cssSelector("[data-action=tune]")).click();
+            wait.until((d) -> field(after, "message").getText().contains("401"));
+            assertThat(http.pool("reports").get("capacity").asInt()).isEqualTo(tuned);
         }
         finally {
             http.post("/actuator/pools/reports/tune", "{\"capacity\": " + capacity + "}", "ops", OPS_PASSWORD);
         }
     }
 
-    private static By card(String pool) {
-        return By.cssSelector(".pool[data-pool='" + pool + "']");
+    /** How many samples the pool's chart holds. */
+    private long samples(String pool) {
+        return (Long) this.browser.executeScript(
+                "const c = workerpoolDashboard.charts.get(arguments[0]); return c ? c.data[0].length : 0;", pool);
+    }
+
+    /** The largest value of one of the chart's lines, over the samples it holds. */
+    private long maxOf(String pool, String series) {
+        return ((Number) this.browser.executeScript("""
+                const c = workerpoolDashboard.charts.get(arguments[0]);
+                const i = c.plot.series.findIndex((s) => s.label === arguments[1]);
+                return Math.max(0, ...c.data[i].filter((v) => v != null));
+                """, pool, series)).longValue();
+    }
+
+    /** The newest value of one of the chart's lines. */
+    private long lastOf(String pool, String series) {
+        return ((Number) this.browser.executeScript("""
+                const c = workerpoolDashboard.charts.get(arguments[0]);
+                const i = c.plot.series.findIndex((s) => s.label === arguments[1]);
+                return c.data[i][c.data[i].length - 1];
+                """, pool, series)).longValue();
+    }
+
+    private static String card(String pool) {
+        return ".pool[data-pool='" + pool + "']";
     }
 
     private static WebElement field(WebElement card, String name) {

@@ -207,6 +207,67 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         assertThat(http.get("/").body()).contains("workerpool");
     }
 
+    @Test
+    void aPostFromABrowserWithoutTheCsrfToken_is403_evenWithTheOpsLogin() {
+        TestHttp http = http();
+        int capacity = http.pool("crawler").get("capacity").asInt();
+        // What a forged request looks like: the browser adds Origin (here with basic credentials
+        // it remembered, or the session cookie), but the page cannot read the token to add it.
+        TestHttp.Response basic = http.post("/actuator/pools/crawler/tune", "{\"capacity\": 7}", "ops", OPS_PASSWORD,
+                "Origin", "http://elsewhere.example");
+        assertThat(basic.status()).isEqualTo(403);
+        assertThat(basic.body()).contains("CSRF token").contains("X-XSRF-TOKEN");
+        TestHttp.Response cookie = http.post("/actuator/pools/crawler/purge", null, "ops", OPS_PASSWORD,
+                "Cookie", "JSESSIONID=0123456789ABCDEF");
+        assertThat(cookie.status()).isEqualTo(403);
+        // The open demo endpoints too: a page elsewhere cannot use a browser to put load on a
+        // service only that browser can reach.
+        assertThat(http.post("/demo/mail?count=1", null, null, null, "Origin", "http://elsewhere.example").status())
+                .isEqualTo(403);
+        assertThat(http.post("/etl/stop", null, null, null, "Origin", "http://elsewhere.example").status())
+                .isEqualTo(403);
+        assertThat(http.pool("crawler").get("capacity").asInt()).isEqualTo(capacity);
+    }
+
+    @Test
+    void aPageThatNeedsALogin_sendsABrowserToTheLoginForm_andAsksCurlForBasicCredentials() {
+        TestHttp http = http();
+        TestHttp.Response curl = http.get("/actuator/env");
+        assertThat(curl.status()).isEqualTo(401);
+        assertThat(curl.header("WWW-Authenticate")).startsWith("Basic");
+        TestHttp.Response browser = http.get("/actuator/env", "Accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+        assertThat(browser.status()).isEqualTo(302);
+        assertThat(browser.header("Location")).endsWith("/login");
+        // The dashboard's fetch(): a bare 401, so the browser shows no login dialog of its own.
+        TestHttp.Response fetch = http.get("/actuator/env", "X-Requested-With", "XMLHttpRequest");
+        assertThat(fetch.status()).isEqualTo(401);
+        assertThat(fetch.header("WWW-Authenticate")).isNull();
+    }
+
+    @Test
+    void theBrowsersLoginPage_andWhoAmI_areOpen() {
+        TestHttp http = http();
+        TestHttp.Response login = http.get("/login");
+        assertThat(login.status()).isEqualTo(200);
+        assertThat(login.body()).contains("name=\"username\"").contains("name=\"password\"").contains("name=\"_csrf\"");
+        TestHttp.Response me = http.get("/me");
+        assertThat(me.status()).isEqualTo(200);
+        assertThat(me.json().get("name").isNull()).as(me.toString()).isTrue();
+        assertThat(me.json().get("ops").asBoolean()).isFalse();
+        assertThat(me.json().get("csrfHeader").asString()).isEqualTo("X-XSRF-TOKEN");
+    }
+
+    @Test
+    void uPlotIsServedFromItsWebJar_atVersionFreeUrls() {
+        TestHttp http = http();
+        TestHttp.Response script = http.get("/webjars/uplot/dist/uPlot.iife.min.js");
+        assertThat(script.status()).isEqualTo(200);
+        assertThat(script.body()).contains("uPlot");
+        assertThat(http.get("/webjars/uplot/dist/uPlot.min.css").status()).isEqualTo(200);
+        assertThat(http.get("/dashboard").body()).contains("/webjars/uplot/dist/uPlot.iife.min.js")
+                .contains("/webjars/uplot/dist/uPlot.min.css");
+    }
+
     // ------------------------------------------------------------------ ETL
 
     @Test

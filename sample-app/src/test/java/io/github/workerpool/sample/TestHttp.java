@@ -3,6 +3,7 @@ package io.github.workerpool.sample;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +34,22 @@ final class TestHttp {
         return send(request(path, null, null).GET());
     }
 
+    /** GETs with extra headers (name, value, name, value, ...). */
+    Response get(String path, String... headers) {
+        return send(request(path, null, null).headers(headers).GET());
+    }
+
     /** POSTs {@code body} as JSON (no body and no content type if null), logged in if user is not null. */
     Response post(String path, String body, String user, String password) {
+        return post(path, body, user, password, new String[0]);
+    }
+
+    /** As {@link #post(String, String, String, String)}, with extra headers (name, value, name, value, ...). */
+    Response post(String path, String body, String user, String password, String... headers) {
         HttpRequest.Builder request = request(path, user, password);
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
         if (body != null) {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
         }
@@ -70,7 +84,7 @@ final class TestHttp {
     private Response send(HttpRequest.Builder request) {
         try {
             HttpResponse<String> response = this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Response(response.statusCode(), response.body());
+            return new Response(response.statusCode(), response.body(), response.headers());
         }
         catch (IOException ex) {
             throw new IllegalStateException(ex);
@@ -81,8 +95,13 @@ final class TestHttp {
         }
     }
 
-    /** A status and a body. */
-    record Response(int status, String body) {
+    /** A status, a body and the headers. */
+    record Response(int status, String body, HttpHeaders headers) {
+
+        /** The first value of a header, or null. */
+        String header(String name) {
+            return this.headers.firstValue(name).orElse(null);
+        }
 
         JsonNode json() {
             return json.readTree(this.body);

@@ -3,7 +3,7 @@ package io.github.workerpool.sample.security;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Users of the sample's HTTP basic login, bound from {@code sample.security}.
+ * Users of the sample's login (the browser's form, curl's HTTP basic), bound from {@code sample.security}.
  *
  * <p>The ops user may call the write operations of {@code /actuator/pools} (tune, purge). Its
  * password comes from {@code sample.security.ops.password} (environment variable

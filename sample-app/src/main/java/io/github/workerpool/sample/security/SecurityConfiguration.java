@@ -1,9 +1,11 @@
 package io.github.workerpool.sample.security;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.UUID;
 
+import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,23 +14,46 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.access.AccessDeniedHandlerImpl;
+import org.springframework.security.web.access.DelegatingAccessDeniedHandler;
+import org.springframework.security.web.csrf.CsrfException;
+import org.springframework.security.web.csrf.CsrfFilter;
+import org.springframework.security.web.util.matcher.AndRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestHeaderRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 import org.springframework.util.StringUtils;
 
 /**
- * Who may do what: reads are open, the pools endpoint's writes need the OPS role.
+ * Who may do what, and how each kind of client logs in.
  *
  * <p>Open: the dashboard, the demo load and ETL endpoints, and the actuator reads
  * {@code pools}, {@code health}, {@code info}, {@code metrics}, {@code prometheus}.
- * {@code POST /actuator/pools/{name}/tune} and {@code .../purge} need HTTP basic login of a user
- * with role OPS (401 without login, 403 for a user without the role). Every other actuator
- * request needs OPS too, so exposing a new endpoint never opens it by accident.
+ * {@code POST /actuator/pools/{name}/tune} and {@code .../purge} need a user with role OPS (401
+ * without login, 403 for a user without the role). Every other actuator request needs OPS too, so
+ * exposing a new endpoint never opens it by accident.
+ *
+ * <p>Two ways to log in. A browser uses the form at {@code /login}: the login lives in the HTTP
+ * session, and every POST the browser sends must carry the CSRF token, which the dashboard reads
+ * from the {@code XSRF-TOKEN} cookie and sends as {@code X-XSRF-TOKEN} (Spring Security's
+ * {@code csrf.spa()}). curl and scripts send HTTP basic credentials with each request, keep no
+ * session and need no token.
+ *
+ * <p>Which requests must carry the token: every unsafe one (POST, PUT, DELETE, PATCH) that comes
+ * from a browser, which we know by its {@code Origin} header (browsers add it to every POST, and
+ * a page cannot remove it) or a {@code Cookie} header (the only way a browser's login, the session
+ * cookie, can ride on a request). A forged request is always sent by a browser, so it always
+ * needs the token, whether it would ride on the session, on basic credentials the browser
+ * remembered, or on the open demo endpoints of a service only the victim's browser can reach.
+ * curl sends neither header, so its basic-auth and anonymous calls work as before.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
@@ -36,6 +61,10 @@ class SecurityConfiguration {
     private static final Logger logger = LoggerFactory.getLogger(SecurityConfiguration.class);
 
     static final String OPS = "OPS";
+
+    /** An unsafe request sent by a browser: it must carry the CSRF token. */
+    static final RequestMatcher FROM_A_BROWSER = new AndRequestMatcher(CsrfFilter.DEFAULT_CSRF_MATCHER,
+            new OrRequestMatcher(new RequestHeaderRequestMatcher("Origin"), new RequestHeaderRequestMatcher("Cookie")));
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
@@ -47,12 +76,23 @@ class SecurityConfiguration {
                 .permitAll()
                 .requestMatchers("/actuator/**").hasRole(OPS)
                 .anyRequest().permitAll());
-        // A fetch() with "X-Requested-With: XMLHttpRequest" gets a bare 401 (no WWW-Authenticate),
-        // so the dashboard shows its own message instead of the browser's login dialog.
+        // The browser's login: Spring Security's login page, the login kept in the session; back to
+        // the dashboard after logging out.
+        http.formLogin(Customizer.withDefaults());
+        http.logout((logout) -> logout.logoutSuccessUrl("/"));
+        // curl's login. A fetch() with "X-Requested-With: XMLHttpRequest" gets a bare 401 (no
+        // WWW-Authenticate), so the dashboard shows its own message instead of the browser's
+        // login dialog; a page the browser navigates to is redirected to /login. So the browser is
+        // never asked for basic credentials and never remembers any.
         http.httpBasic(Customizer.withDefaults());
-        // Stateless basic auth: no session cookie, so there is nothing for CSRF to forge.
-        http.sessionManagement((session) -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS));
-        http.csrf((csrf) -> csrf.disable());
+        http.csrf((csrf) -> csrf.spa().requireCsrfProtectionMatcher(FROM_A_BROWSER));
+        // A missing or stale token is a 403 like a missing role: say which one, and the fix.
+        LinkedHashMap<Class<? extends AccessDeniedException>, AccessDeniedHandler> denied = new LinkedHashMap<>();
+        denied.put(CsrfException.class, (request, response, ex) -> response.sendError(HttpServletResponse.SC_FORBIDDEN,
+                "missing or stale CSRF token: a browser's POST must send the XSRF-TOKEN cookie's value as "
+                        + "X-XSRF-TOKEN (reload the page to get a fresh one); curl needs none"));
+        http.exceptionHandling((exceptions) -> exceptions
+                .accessDeniedHandler(new DelegatingAccessDeniedHandler(denied, new AccessDeniedHandlerImpl())));
         return http.build();
     }
 

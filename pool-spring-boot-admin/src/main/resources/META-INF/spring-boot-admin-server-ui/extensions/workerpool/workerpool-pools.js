@@ -1,0 +1,364 @@
+/*
+ * workerpool for Spring Boot Admin 4.1: the "Pools" view of an instance.
+ *
+ * Plain JavaScript, no build step: SBA's bundle sets globalThis.Vue (Vue 3, the runtime build, so
+ * no template compiler: the view is written with render functions) and globalThis.SBA, and loads
+ * every *.js under META-INF/spring-boot-admin-server-ui/extensions/ of its class path after its own
+ * views are installed.
+ *
+ * The view is listed in an instance's sidebar only when the instance has the `pools` actuator
+ * endpoint (pool-spring-boot-starter's). It reads GET actuator/pools every two seconds and sends
+ * POST actuator/pools/{name}/tune and .../purge, all through SBA's proxy for that instance
+ * (instance.axios: /instances/{id}/actuator/...). The proxy calls the instance with the
+ * credentials SBA has for it (the instance's user.name / user.password metadata, or
+ * spring.boot.admin.instance-auth.*): writes work when those belong to a user allowed to tune.
+ */
+(function () {
+  'use strict';
+
+  var Vue = globalThis.Vue;
+  var SBA = globalThis.SBA;
+  if (!Vue || !SBA || typeof SBA.use !== 'function') {
+    console.error('workerpool: not loaded by a Spring Boot Admin 4 UI (no Vue or SBA.use)');
+    return;
+  }
+  var h = Vue.h;
+
+  var REFRESH_MS = 2000;
+  var UNBOUNDED_QUEUE = 2147483647;
+
+  /** The figures of POOL, in the order shown. */
+  var FIGURES = ['capacity', 'running', 'idle', 'free', 'waiting', 'queued', 'queueCapacity',
+    'submitted', 'completed', 'failed', 'rejected', 'cancelled', 'queueTimeouts', 'runTimeouts'];
+
+  /** Every live option of the endpoint's tune, by its config name. */
+  var OPTIONS = [
+    { name: 'capacity', kind: 'int', hint: '-1 = unbounded' },
+    { name: 'queueCapacity', kind: 'int', hint: 'within its kind: 0, bounded, 2147483647' },
+    { name: 'maxBlockingTasks', kind: 'int', hint: '0 = no limit' },
+    { name: 'nonblocking', kind: 'bool' },
+    { name: 'disablePurge', kind: 'bool' },
+    { name: 'expiry', kind: 'duration', hint: 'e.g. 30s' },
+    { name: 'blockingTimeout', kind: 'duration', hint: 'e.g. 2s; empty = none' },
+    { name: 'queueTimeout', kind: 'duration', hint: 'e.g. 500ms; empty = none' },
+    { name: 'runTimeout', kind: 'duration', hint: 'e.g. 10s; empty = none' },
+  ];
+
+  /** Our requests show their outcome in the view, not in SBA's error toasts. */
+  var QUIET = { suppressToast: true, headers: { Accept: 'application/json' } };
+
+  /** A write: a JSON body (even an empty one; axios would send an empty one as a form, a 415). */
+  var WRITE = {
+    suppressToast: true,
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+  };
+
+  function figure(name, value) {
+    if (value === undefined || value === null) {
+      return '-';
+    }
+    if ((name === 'capacity' || name === 'free') && value === -1) {
+      return 'unbounded';
+    }
+    if (name === 'queueCapacity' && value === UNBOUNDED_QUEUE) {
+      return 'unbounded';
+    }
+    return String(value);
+  }
+
+  function shown(value) {
+    if (value === undefined || value === null) {
+      return 'none';
+    }
+    return String(value);
+  }
+
+  function poolPath(name, action) {
+    return 'actuator/pools/' + encodeURIComponent(name) + (action ? '/' + action : '');
+  }
+
+  /** "400: capacity must be ..." from an axios error, with a hint for 401/403. */
+  function describe(error) {
+    var response = error && error.response;
+    if (!response) {
+      return (error && error.message) || 'request failed';
+    }
+    var data = response.data || {};
+    var reason = (typeof data === 'object' && data.message) || response.statusText || '';
+    var text = response.status + (reason ? ': ' + reason : '');
+    if (response.status === 401 || response.status === 403) {
+      text += ' (Spring Boot Admin calls this instance without a user allowed to tune: set the instance\'s '
+        + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*)';
+    }
+    return text;
+  }
+
+  /** The form's starting values from a pool's config. */
+  function formFrom(config) {
+    var form = {};
+    OPTIONS.forEach(function (option) {
+      var value = config[option.name];
+      if (option.kind === 'bool') {
+        form[option.name] = !!value;
+      }
+      else {
+        form[option.name] = value === undefined || value === null ? '' : String(value);
+      }
+    });
+    return form;
+  }
+
+  /** The tune body: only the fields the user changed; an emptied duration is "none". */
+  function changes(base, form) {
+    var body = {};
+    OPTIONS.forEach(function (option) {
+      var before = base[option.name];
+      var now = form[option.name];
+      if (option.kind === 'bool') {
+        if (now !== before) {
+          body[option.name] = now;
+        }
+        return;
+      }
+      var text = String(now).trim();
+      if (text === before) {
+        return;
+      }
+      if (option.kind === 'int') {
+        // Sent as typed when it is not a whole number: the endpoint's 400 names the field.
+        body[option.name] = /^-?\d+$/.test(text) ? Number(text) : text;
+      }
+      else {
+        body[option.name] = text === '' ? 'none' : text;
+      }
+    });
+    return body;
+  }
+
+  function summary(body) {
+    return Object.keys(body).map(function (key) {
+      return key + ' ' + body[key];
+    }).join(', ');
+  }
+
+  var PoolsView = Vue.defineComponent({
+    name: 'WorkerpoolPools',
+    props: {
+      instance: { type: Object, required: true },
+      application: { type: Object, default: undefined },
+    },
+    setup: function (props) {
+      var state = Vue.reactive({
+        pools: null,
+        error: null,
+        updated: null,
+        forms: {},      // pool -> { base, values } while its tune form is open
+        messages: {},   // pool -> { text, ok }
+        busy: {},       // pool -> true while a write is under way
+      });
+      var timer = null;
+      var stopped = false;
+
+      function refresh() {
+        return props.instance.axios.get('actuator/pools', QUIET).then(function (response) {
+          state.pools = (response.data && response.data.pools) || {};
+          state.error = null;
+          state.updated = new Date();
+        }, function (error) {
+          state.error = describe(error);
+        }).then(function () {
+          if (!stopped) {
+            timer = setTimeout(refresh, REFRESH_MS);
+          }
+        });
+      }
+
+      Vue.onMounted(refresh);
+      Vue.onBeforeUnmount(function () {
+        stopped = true;
+        clearTimeout(timer);
+      });
+
+      function say(name, text, ok) {
+        state.messages[name] = { text: text, ok: ok };
+      }
+
+      function openForm(name) {
+        var config = state.pools[name].config || {};
+        var values = formFrom(config);
+        state.forms[name] = { base: formFrom(config), values: values };
+        say(name, '', true);
+      }
+
+      function closeForm(name) {
+        delete state.forms[name];
+      }
+
+      function tune(name) {
+        var form = state.forms[name];
+        var body = changes(form.base, form.values);
+        if (Object.keys(body).length === 0) {
+          say(name, 'nothing changed', true);
+          return;
+        }
+        state.busy[name] = true;
+        props.instance.axios.post(poolPath(name, 'tune'), body, WRITE).then(function (response) {
+          state.pools[name] = response.data;
+          closeForm(name);
+          say(name, 'tuned: ' + summary(body), true);
+        }, function (error) {
+          say(name, describe(error), false);
+        }).then(function () {
+          state.busy[name] = false;
+        });
+      }
+
+      function purge(name) {
+        state.busy[name] = true;
+        props.instance.axios.post(poolPath(name, 'purge'), {}, WRITE).then(function (response) {
+          if (response.data && response.data.pool) {
+            state.pools[name] = response.data.pool;
+          }
+          say(name, 'purged ' + (response.data ? response.data.purged : 0) + ' idle workers', true);
+        }, function (error) {
+          say(name, describe(error), false);
+        }).then(function () {
+          state.busy[name] = false;
+        });
+      }
+
+      function renderFigures(pool) {
+        return h('dl', { class: 'wp-figures' }, FIGURES.map(function (name) {
+          return h('div', { class: 'wp-figure' }, [
+            h('dt', name),
+            h('dd', { 'data-field': name }, figure(name, pool[name])),
+          ]);
+        }));
+      }
+
+      function renderConfig(pool) {
+        var config = pool.config || {};
+        return h('table', { class: 'wp-config' }, [
+          h('tbody', Object.keys(config).map(function (key) {
+            return h('tr', [
+              h('th', key),
+              h('td', { 'data-config': key }, shown(config[key])),
+            ]);
+          })),
+        ]);
+      }
+
+      function renderForm(name) {
+        var form = state.forms[name];
+        var rows = OPTIONS.map(function (option) {
+          var input;
+          if (option.kind === 'bool') {
+            input = h('input', {
+              type: 'checkbox',
+              'data-option': option.name,
+              checked: form.values[option.name],
+              onChange: function (event) {
+                form.values[option.name] = event.target.checked;
+              },
+            });
+          }
+          else {
+            input = h('input', {
+              type: 'text',
+              class: 'wp-input',
+              'data-option': option.name,
+              value: form.values[option.name],
+              placeholder: option.kind === 'duration' ? 'none' : '',
+              onInput: function (event) {
+                form.values[option.name] = event.target.value;
+              },
+            });
+          }
+          return h('label', { class: 'wp-option' }, [
+            h('span', { class: 'wp-option-name' }, option.name),
+            input,
+            option.hint ? h('small', option.hint) : null,
+          ]);
+        });
+        return h('form', {
+          class: 'wp-form',
+          onSubmit: function (event) {
+            event.preventDefault();
+            tune(name);
+          },
+        }, [
+          h('div', { class: 'wp-options' }, rows),
+          h('div', { class: 'wp-actions' }, [
+            h('button', { type: 'submit', class: 'wp-button wp-primary', 'data-action': 'apply',
+              disabled: !!state.busy[name] }, 'Apply'),
+            h('button', { type: 'button', class: 'wp-button', 'data-action': 'cancel',
+              onClick: function () { closeForm(name); } }, 'Cancel'),
+          ]),
+        ]);
+      }
+
+      function renderPool(name) {
+        var pool = state.pools[name];
+        var message = state.messages[name];
+        return h('section', { class: 'wp-pool', 'data-pool': name, key: name }, [
+          h('header', { class: 'wp-pool-header' }, [
+            h('h3', [name, pool.closed ? h('span', { class: 'wp-closed' }, 'closed') : null]),
+            h('div', { class: 'wp-actions' }, [
+              h('button', { type: 'button', class: 'wp-button', 'data-action': 'tune',
+                disabled: !!state.forms[name],
+                onClick: function () { openForm(name); } }, 'Tune'),
+              h('button', { type: 'button', class: 'wp-button', 'data-action': 'purge',
+                disabled: !!state.busy[name],
+                onClick: function () { purge(name); } }, 'Purge idle'),
+            ]),
+          ]),
+          renderFigures(pool),
+          state.forms[name] ? renderForm(name) : renderConfig(pool),
+          h('p', { class: 'wp-message' + (message && !message.ok ? ' wp-error' : ''), 'data-field': 'message' },
+            message ? message.text : ''),
+        ]);
+      }
+
+      return function () {
+        var status;
+        if (state.error) {
+          status = 'error: ' + state.error;
+        }
+        else if (state.updated) {
+          status = 'live, every ' + REFRESH_MS / 1000 + ' s; updated ' + state.updated.toLocaleTimeString();
+        }
+        else {
+          status = 'loading';
+        }
+        var names = state.pools ? Object.keys(state.pools).sort() : [];
+        return h('div', { class: 'wp-view' }, [
+          h('p', { class: 'wp-status' + (state.error ? ' wp-error' : ''), 'data-field': 'status' }, status),
+          state.pools && names.length === 0 ? h('p', 'This instance has no pools.') : null,
+          h('div', { class: 'wp-pools' }, names.map(renderPool)),
+        ]);
+      };
+    },
+  });
+
+  SBA.use({
+    install: function (context) {
+      context.viewRegistry.addView({
+        name: 'instances/pools',
+        parent: 'instances',
+        path: 'pools',
+        label: 'instances.pools.label',
+        group: 'jvm',
+        order: 1000,
+        component: PoolsView,
+        isEnabled: function (scope) {
+          return scope.instance.hasEndpoint('pools');
+        },
+      });
+      if (context.i18n) {
+        context.i18n.mergeLocaleMessage('en', { instances: { pools: { label: 'Pools' } } });
+        context.i18n.mergeLocaleMessage('de', { instances: { pools: { label: 'Pools' } } });
+        context.i18n.mergeLocaleMessage('zh-CN', { instances: { pools: { label: '线程池' } } });
+      }
+    },
+  });
+})();

@@ -1,0 +1,350 @@
+package io.github.workerpool.admin;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.util.FileSystemUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * A Spring Boot Admin 4.1 server with this module's extension, and two replicas of the sample app
+ * (their jar, a JVM each) that register with it through spring-boot-admin-starter-client, all on
+ * random ports of 127.0.0.1. SBA lists the replicas' {@code pools} endpoint and proxies it; in
+ * headless Chromium the Pools view of one replica shows its pools, tunes one, and only that
+ * replica changes. Leaves a screenshot at {@code target/sba-pools.png}.
+ *
+ * <p>The browser tests are skipped when Chromium is not installed, unless
+ * {@code -Dsample.requireBrowser=true}; {@code .ci/run} installs it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PoolsViewBrowserTests {
+
+    private static final File CHROMIUM = new File("/usr/bin/chromium");
+
+    private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private final Path work = Path.of("target", "sba-it");
+
+    private ConfigurableApplicationContext admin;
+
+    private String adminUrl;
+
+    private final Map<String, SampleReplica> replicas = new TreeMap<>();
+
+    /** Replica name ("one", "two") -> its SBA instance id. */
+    private final Map<String, String> ids = new TreeMap<>();
+
+    /** Replica name -> its actuator base URL, as it registered. */
+    private final Map<String, String> actuators = new TreeMap<>();
+
+    private ChromeDriver browser;
+
+    private Path profile;
+
+    @BeforeAll
+    void startTheFleet() throws Exception {
+        FileSystemUtils.deleteRecursively(this.work);
+        Files.createDirectories(this.work);
+        this.admin = AdminServer.start();
+        this.adminUrl = AdminServer.url(this.admin);
+        for (String name : List.of("one", "two")) {
+            this.replicas.put(name, SampleReplica.start(name, this.adminUrl, this.work));
+        }
+        // Each replica registers once it is ready; SBA then checks its health and reads its
+        // endpoints from /actuator.
+        Awaitility.await("both replicas registered with SBA, UP, with their endpoints (logs in " + this.work + ")")
+                .atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                    this.replicas.forEach((name, replica) -> assertThat(replica.isAlive())
+                            .as("replica %s is running (see %s)", name, replica.log()).isTrue());
+                    readInstances();
+                    return this.ids.size() == 2;
+                });
+    }
+
+    /** Fills ids and actuators from SBA's list of instances that are UP and have endpoints. */
+    private void readInstances() throws Exception {
+        for (JsonNode instance : Http.get(this.adminUrl + "/instances")) {
+            JsonNode registration = instance.get("registration");
+            String replica = registration.path("metadata").path("replica").asString("");
+            if (!replica.isEmpty() && "UP".equals(instance.path("statusInfo").path("status").asString(""))
+                    && instance.path("endpoints").size() > 1) {
+                this.ids.put(replica, instance.get("id").asString());
+                this.actuators.put(replica, registration.get("managementUrl").asString());
+            }
+        }
+    }
+
+    @AfterAll
+    void stopTheFleet() throws Exception {
+        for (SampleReplica replica : this.replicas.values()) {
+            replica.close();
+        }
+        if (this.admin != null) {
+            this.admin.close();
+        }
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        if (this.browser != null) {
+            this.browser.quit();
+            this.browser = null;
+        }
+        if (this.profile != null) {
+            FileSystemUtils.deleteRecursively(this.profile.toFile());
+        }
+    }
+
+    @Test
+    void everyReplicaListsThePoolsEndpoint_andSbaProxiesIt() throws Exception {
+        for (JsonNode instance : Http.get(this.adminUrl + "/instances")) {
+            String replica = instance.path("registration").path("metadata").path("replica").asString("");
+            if (replica.isEmpty()) {
+                continue;
+            }
+            List<String> endpoints = new ArrayList<>();
+            instance.get("endpoints").forEach((endpoint) -> endpoints.add(endpoint.get("id").asString()));
+            assertThat(endpoints).as("endpoints of replica %s", replica).contains("pools", "health");
+            // The credentials are in the registration, for SBA's calls, and never shown.
+            JsonNode metadata = instance.get("registration").get("metadata");
+            assertThat(metadata.get("user.name").asString()).isEqualTo(SampleReplica.OPS);
+            assertThat(metadata.get("user.password").asString()).isEqualTo("******");
+        }
+        String proxied = this.adminUrl + "/instances/" + this.ids.get("one") + "/actuator/pools";
+        assertThat(Http.get(proxied).get("pools").propertyNames()).contains("mail", "crawler", "etl", "reports",
+                "thumbnails");
+        // A write through SBA's proxy reaches the replica with the credentials of its metadata.
+        JsonNode purged = Http.post(this.adminUrl + "/instances/" + this.ids.get("one")
+                + "/actuator/pools/reports/purge", "");
+        assertThat(purged.get("name").asString()).isEqualTo("reports");
+        assertThat(purged.get("purged").asInt()).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void thePoolsViewShowsAReplicasPools_andTunesThatReplicaAlone() throws Exception {
+        openBrowser();
+        String one = this.ids.get("one");
+        JsonNode before = mail("one");
+        int capacity = before.get("capacity").asInt();
+        int tuned = capacity + 3;
+        assertThat(before.get("config").get("blockingTimeout").asString()).isEqualTo("PT5S");
+        try {
+            this.browser.get(this.adminUrl + "/instances/" + one + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement mail = wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+            // The view is in the instance's sidebar, and live.
+            wait.until(ExpectedConditions.presenceOfElementLocated(sidebarLink(one)));
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
+            for (String name : List.of("crawler", "etl", "reports", "thumbnails", "etl-pipeline")) {
+                assertThat(this.browser.findElements(pool(name))).as("pool %s on the page", name).hasSize(1);
+            }
+            assertThat(field(mail, "capacity").getText()).isEqualTo(Integer.toString(capacity));
+            assertThat(mail.findElement(By.cssSelector("[data-config=blockingTimeout]")).getText()).isEqualTo("PT5S");
+
+            // A refused value: the endpoint's reason on the page, nothing changed.
+            mail.findElement(By.cssSelector("[data-action=tune]")).click();
+            option(mail, "capacity", "0");
+            mail.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().startsWith("400"));
+            assertThat(field(mail, "message").getText()).contains("capacity");
+            assertThat(mail("one").get("capacity").asInt()).isEqualTo(capacity);
+
+            // Two options at once: capacity and a duration.
+            option(mail, "capacity", Integer.toString(tuned));
+            option(mail, "blockingTimeout", "2s");
+            mail.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText()
+                    .equals("tuned: capacity " + tuned + ", blockingTimeout 2s"));
+            wait.until((d) -> field(d.findElement(pool("mail")), "capacity").getText().equals(Integer.toString(tuned)));
+            wait.until((d) -> d.findElement(pool("mail")).findElement(By.cssSelector("[data-config=blockingTimeout]"))
+                    .getText().equals("PT2S"));
+
+            // The replica tuned, the other not.
+            JsonNode after = mail("one");
+            assertThat(after.get("capacity").asInt()).isEqualTo(tuned);
+            assertThat(after.get("config").get("blockingTimeout").asString()).isEqualTo("PT2S");
+            JsonNode other = mail("two");
+            assertThat(other.get("capacity").asInt()).isEqualTo(capacity);
+            assertThat(other.get("config").get("blockingTimeout").asString()).isEqualTo("PT5S");
+
+            // Purge idle, through the same proxy.
+            this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=purge]")).click();
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().matches("purged \\d+ idle workers"));
+
+            // The next poll still shows the new value: it is the replica's, not only the page's.
+            String shown = this.browser.findElement(By.cssSelector(".wp-status")).getText();
+            wait.until((d) -> !d.findElement(By.cssSelector(".wp-status")).getText().equals(shown));
+            assertThat(field(this.browser.findElement(pool("mail")), "capacity").getText())
+                    .isEqualTo(Integer.toString(tuned));
+            screenshot("sba-pools.png");
+        }
+        finally {
+            Http.post(this.actuators.get("one") + "/pools/mail/tune",
+                    "{\"capacity\": " + capacity + ", \"blockingTimeout\": \"5s\"}", SampleReplica.OPS,
+                    SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void theFormTunesEveryLiveOption_andAnEmptiedDurationClearsIt() throws Exception {
+        openBrowser();
+        String two = this.ids.get("two");
+        String reportsOfTwo = this.actuators.get("two") + "/pools/reports";
+        JsonNode before = Http.get(reportsOfTwo).get("config");
+        assertThat(before.get("capacity").asInt()).isEqualTo(4);
+        assertThat(before.get("queueCapacity").asInt()).isEqualTo(200);
+        try {
+            this.browser.get(this.adminUrl + "/instances/" + two + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement reports = wait.until(ExpectedConditions.presenceOfElementLocated(pool("reports")));
+            reports.findElement(By.cssSelector("[data-action=tune]")).click();
+            option(reports, "capacity", "6");
+            option(reports, "queueCapacity", "250");
+            option(reports, "maxBlockingTasks", "3");
+            reports.findElement(By.cssSelector("[data-option=nonblocking]")).click();
+            reports.findElement(By.cssSelector("[data-option=disablePurge]")).click();
+            option(reports, "expiry", "45s");
+            option(reports, "blockingTimeout", "1s");
+            option(reports, "queueTimeout", "500ms");
+            option(reports, "runTimeout", "10s");
+            reports.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("reports")), "message").getText().startsWith("tuned:"));
+
+            JsonNode config = Http.get(reportsOfTwo).get("config");
+            assertThat(config.get("capacity").asInt()).isEqualTo(6);
+            assertThat(config.get("queueCapacity").asInt()).isEqualTo(250);
+            assertThat(config.get("maxBlockingTasks").asInt()).isEqualTo(3);
+            assertThat(config.get("nonblocking").asBoolean()).isTrue();
+            assertThat(config.get("disablePurge").asBoolean()).isTrue();
+            assertThat(config.get("expiry").asString()).isEqualTo("PT45S");
+            assertThat(config.get("blockingTimeout").asString()).isEqualTo("PT1S");
+            assertThat(config.get("queueTimeout").asString()).isEqualTo("PT0.5S");
+            assertThat(config.get("runTimeout").asString()).isEqualTo("PT10S");
+            wait.until((d) -> d.findElement(pool("reports")).findElement(By.cssSelector("[data-config=queueTimeout]"))
+                    .getText().equals("PT0.5S"));
+
+            // An emptied duration is sent as "none": no limit, left out of the config.
+            this.browser.findElement(pool("reports")).findElement(By.cssSelector("[data-action=tune]")).click();
+            option(this.browser.findElement(pool("reports")), "blockingTimeout", "");
+            this.browser.findElement(pool("reports")).findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("reports")), "message").getText()
+                    .equals("tuned: blockingTimeout none"));
+            assertThat(Http.get(reportsOfTwo).get("config").has("blockingTimeout")).isFalse();
+        }
+        finally {
+            Http.post(this.actuators.get("two") + "/pools/reports/tune", "{\"capacity\": 4, \"queueCapacity\": 200, "
+                    + "\"maxBlockingTasks\": 0, \"nonblocking\": false, \"disablePurge\": false, \"expiry\": \""
+                    + before.get("expiry").asString() + "\", \"blockingTimeout\": \"none\", \"queueTimeout\": \"none\", "
+                    + "\"runTimeout\": \"none\"}", SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void theViewIsOfferedOnlyForInstancesWithThePoolsEndpoint() throws Exception {
+        openBrowser();
+        // SBA itself, registered by hand: its actuator has health and no pools.
+        JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"admin-itself\", "
+                + "\"managementUrl\": \"" + this.adminUrl + "/actuator\", "
+                + "\"healthUrl\": \"" + this.adminUrl + "/actuator/health\", "
+                + "\"serviceUrl\": \"" + this.adminUrl + "/\"}");
+        String id = registered.get("id").asString();
+        Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
+                .path("endpoints").size() > 0);
+
+        // The sidebar of an instance lists the views enabled for it (the Pools entry sits in the
+        // JVM group: its own link when it is the group's only view, an item of the group otherwise).
+        this.browser.get(this.adminUrl + "/instances/" + id + "/details");
+        WebDriverWait wait = patiently();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-sba-group]")));
+        assertThat(this.browser.findElements(sidebarLink(id))).isEmpty();
+
+        String two = this.ids.get("two");
+        this.browser.get(this.adminUrl + "/instances/" + two + "/details");
+        wait.until(ExpectedConditions.presenceOfElementLocated(sidebarLink(two))).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+    }
+
+    private JsonNode mail(String replica) throws Exception {
+        return Http.get(this.actuators.get(replica) + "/pools/mail");
+    }
+
+    private void openBrowser() throws Exception {
+        if (!Boolean.getBoolean("sample.requireBrowser")) {
+            assumeThat(CHROMIUM.canExecute() && CHROMEDRIVER.canExecute())
+                    .as("Chromium and ChromeDriver in /usr/bin (apt-get install chromium chromium-driver)").isTrue();
+        }
+        this.profile = Files.createTempDirectory("sba-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        // The flags this machine's closed network needs: no background connections, fresh profile.
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--disable-quic", "--window-size=1500,1500", "--user-data-dir=" + this.profile);
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
+                .usingAnyFreePort().build();
+        this.browser = new ChromeDriver(service, options);
+    }
+
+    private WebDriverWait patiently() {
+        WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
+        // The view re-renders on every poll: an element found a moment ago may be replaced.
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    private static By sidebarLink(String instanceId) {
+        return By.cssSelector("a[href$='/instances/" + instanceId + "/pools']");
+    }
+
+    private static By pool(String name) {
+        return By.cssSelector(".wp-pool[data-pool='" + name + "']");
+    }
+
+    private static WebElement field(WebElement pool, String name) {
+        return pool.findElement(By.cssSelector("[data-field=" + name + "]"));
+    }
+
+    private static void option(WebElement pool, String name, String value) {
+        WebElement input = pool.findElement(By.cssSelector("[data-option=" + name + "]"));
+        // Select all, delete, type: each key is an input event the view keeps, so a re-render
+        // between two keys cannot bring the old value back (clear() alone sends none).
+        input.sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.BACK_SPACE, value);
+    }
+
+    private void screenshot(String name) throws Exception {
+        File shot = this.browser.getScreenshotAs(OutputType.FILE);
+        Path target = Path.of("target", name);
+        Files.createDirectories(target.getParent());
+        Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+    }
+}
