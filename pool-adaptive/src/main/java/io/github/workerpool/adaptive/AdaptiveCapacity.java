@@ -33,9 +33,10 @@ import io.github.workerpool.PoolListener;
  * it counts in flight are the load, and a task that failed with an error {@link Builder#dropOn}
  * accepts (a timeout from the backend, say) is a drop, which makes AIMD and Vegas back off. AIMD
  * also counts a window whose average run time exceeds the pool's {@code runTimeout} as a drop
- * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It changes the capacity with {@link Pool#reconfigure}, so waiting callers
- * and running tasks see an ordinary live tune. Rejections are not samples: they are the limit
- * doing its job (and they take no time), so a pool that sheds load is not pushed further down.
+ * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It
+ * changes the capacity with {@link Pool#reconfigure}, so waiting callers and running tasks see an
+ * ordinary live tune. Rejections are not samples: they are the limit doing its job (and they take
+ * no time), so a pool that sheds load is not pushed further down.
  *
  * <p>The capacity the pool had when adaptive sizing was enabled is its <em>configured
  * capacity</em>; {@link #disable()} puts it back. While enabled, the capacity belongs to the
@@ -107,8 +108,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     private volatile Limit algorithmLimit;
 
-    /** The runTimeout AIMD's limit was built with; guarded by lock. */
-    private Duration aimdTimeout;
+    /** The runTimeout AIMD's limit was built with; written under lock, read on every sample. */
+    private volatile Duration aimdTimeout;
 
     private AdaptiveCapacity(Builder builder, Pool pool) {
         this.pool = pool;
