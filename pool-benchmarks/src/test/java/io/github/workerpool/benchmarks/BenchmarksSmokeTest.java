@@ -257,4 +257,24 @@ class BenchmarksSmokeTest {
         assumeTrue(System.getProperty("os.name").startsWith("Linux"));
         assertThat(PeakRssProfiler.vmHwmKb()).isPositive();
     }
+
+    /**
+     * The adaptive-capacity harness (its own command, adaptive.sh): every configuration through the
+     * load step for one second against a backend of capacity 4; asserts that each runs and reports.
+     */
+    @Test
+    void adaptiveHarness() throws Exception {
+        AdaptiveHarness.Settings settings = new AdaptiveHarness.Settings(4, 5, 1.0, 1.5);
+        AdaptiveHarness.Load step = AdaptiveHarness.loads().get(AdaptiveHarness.loads().size() - 1);
+        List<AdaptiveHarness.Run> runs = new ArrayList<>();
+        for (AdaptiveHarness.Config config : AdaptiveHarness.configs(4)) {
+            AdaptiveHarness.Run run = AdaptiveHarness.run(settings, config, step);
+            assertThat(run.completed()).as(config.name()).isPositive();
+            assertThat(run.limits()).as(config.name()).isNotEmpty();
+            runs.add(run);
+        }
+        assertThat(AdaptiveHarness.json(settings, runs)).contains("\"config\": \"vegas\"");
+        assertThat(AdaptiveHarness.settleSeconds(new int[] {1, 1, 4, 4, 4}, 4)).isEqualTo(0.2);
+        assertThat(AdaptiveHarness.settleSeconds(new int[] {4, 4, 1}, 4)).isEqualTo(-1);
+    }
 }

@@ -30,6 +30,10 @@ final class PoolSettings {
             fixes.put(option.property(), option.fix());
         }
         fixes.put(AWAIT_TERMINATION_PERIOD, "set it to a duration of 0 or more, such as 30s");
+        fixes.put("adaptive.enabled", "set true or false");
+        fixes.put("adaptive.min-capacity", "set it to a number >= 1");
+        fixes.put("adaptive.max-capacity", "set it to a number >= 1 and >= adaptive.min-capacity");
+        fixes.put("adaptive.algorithm", "set it to gradient2, aimd or vegas");
         FIXES = Collections.unmodifiableMap(fixes);
     }
 
@@ -99,7 +103,96 @@ final class PoolSettings {
                     "Run the application on Java 21 or later, or set " + source + " to false.");
         }
         awaitTerminationPeriod();
+        checkedAdaptive();
         return builder;
+    }
+
+    /**
+     * The adaptive capacity options, checked on their own and against the pool's other options.
+     * @throws PoolConfigurationException naming the property if a value is invalid
+     */
+    AdaptiveSettings checkedAdaptive() {
+        AdaptiveSettings adaptive = adaptive();
+        Boolean preAlloc = value(PoolsProperties.Pool::getPreAlloc);
+        if (adaptive.enabled()) {
+            if (Boolean.TRUE.equals(preAlloc)) {
+                String preAllocSource = source("pre-alloc", PoolsProperties.Pool::getPreAlloc);
+                throw new PoolConfigurationException(adaptive.enabledProperty(), true,
+                        "adaptive capacity changes the capacity, but " + preAllocSource + " is true, which fixes it",
+                        "Set " + preAllocSource + " to false, or set " + adaptive.enabledProperty() + " to false.");
+            }
+            if (adaptive.algorithm().equals("aimd") && value(PoolsProperties.Pool::getRunTimeout) == null) {
+                String runTimeout = property("run-timeout");
+                throw new PoolConfigurationException(adaptive.algorithmProperty(), "aimd",
+                        "aimd backs off only when a task runs longer than the pool's run-timeout, and " + runTimeout
+                                + " is not set, so the capacity would only grow",
+                        "Set " + runTimeout + " a little above the tasks' normal run time (1.5x, say), or set "
+                                + adaptive.algorithmProperty() + " to gradient2 or vegas.");
+            }
+        }
+        return adaptive;
+    }
+
+    /** Where the adaptive options live, under a pool's properties. */
+    static final String ADAPTIVE = "adaptive.";
+
+    /** Default of adaptive.max-capacity (Netflix Gradient2's own). */
+    static final int DEFAULT_ADAPTIVE_MAX = 200;
+
+    /**
+     * The adaptive capacity options, checked on their own (the combinations with other options are
+     * checked by {@link #builder()}).
+     * @throws PoolConfigurationException naming the property if a value is invalid
+     */
+    AdaptiveSettings adaptive() {
+        Boolean enabled = value((p) -> p.getAdaptive().getEnabled());
+        Integer min = value((p) -> p.getAdaptive().getMinCapacity());
+        Integer max = value((p) -> p.getAdaptive().getMaxCapacity());
+        String algorithm = value((p) -> p.getAdaptive().getAlgorithm());
+        String minProperty = source(ADAPTIVE + "min-capacity", (p) -> p.getAdaptive().getMinCapacity());
+        String maxProperty = source(ADAPTIVE + "max-capacity", (p) -> p.getAdaptive().getMaxCapacity());
+        String algorithmProperty = source(ADAPTIVE + "algorithm", (p) -> p.getAdaptive().getAlgorithm());
+        String enabledProperty = source(ADAPTIVE + "enabled", (p) -> p.getAdaptive().getEnabled());
+        if (min != null && min < 1) {
+            throw new PoolConfigurationException(minProperty, min, "the least adaptive capacity must be at least 1",
+                    "Update " + minProperty + ": " + FIXES.get(ADAPTIVE + "min-capacity") + ".");
+        }
+        int least = (min != null) ? min : 1;
+        if (max != null && (max < 1 || max < least)) {
+            throw new PoolConfigurationException(maxProperty, max, "the most adaptive capacity must be at least 1 and "
+                    + "at least " + ((min != null) ? minProperty + " (" + min + ")" : "the least capacity (1)"),
+                    "Update " + maxProperty + ": " + FIXES.get(ADAPTIVE + "max-capacity") + ".");
+        }
+        String name = (algorithm != null) ? algorithm.trim().toLowerCase(java.util.Locale.ROOT) : "gradient2";
+        if (!ALGORITHMS.contains(name)) {
+            throw new PoolConfigurationException(algorithmProperty, algorithm,
+                    "there is no adaptive algorithm named '" + algorithm + "'",
+                    "Update " + algorithmProperty + ": " + FIXES.get(ADAPTIVE + "algorithm") + ".");
+        }
+        return new AdaptiveSettings(Boolean.TRUE.equals(enabled), least,
+                (max != null) ? max : Math.max(DEFAULT_ADAPTIVE_MAX, least), name, enabledProperty, algorithmProperty);
+    }
+
+    /** The adaptive algorithms, by their property values. */
+    static final java.util.List<String> ALGORITHMS = java.util.List.of("gradient2", "aimd", "vegas");
+
+    /**
+     * A pool's adaptive capacity options, after inheritance and defaults.
+     * @param enabled whether it sizes itself
+     * @param minCapacity least capacity
+     * @param maxCapacity most capacity
+     * @param algorithm gradient2, aimd or vegas
+     * @param enabledProperty the property enabled came from, for messages
+     * @param algorithmProperty the property the algorithm came from, for messages
+     */
+    record AdaptiveSettings(boolean enabled, int minCapacity, int maxCapacity, String algorithm,
+            String enabledProperty, String algorithmProperty) {
+
+        /** Whether these differ from another's in anything but {@code enabled}. */
+        boolean sameBounds(AdaptiveSettings other) {
+            return this.minCapacity == other.minCapacity && this.maxCapacity == other.maxCapacity
+                    && this.algorithm.equals(other.algorithm);
+        }
     }
 
     /**
@@ -126,6 +219,7 @@ final class PoolSettings {
         PoolSettings settings = new PoolSettings(null, null, defaults);
         settings.options(WorkerPool.builder());
         settings.awaitTerminationPeriod();
+        settings.adaptive();
     }
 
     /** Applies every single-valued option; combinations are checked by the caller. */
@@ -156,9 +250,21 @@ final class PoolSettings {
      * @throws PoolConfigurationException naming the property if a value is invalid
      */
     PoolConfig liveConfig(PoolConfig current, java.util.List<String> restartOnly) {
+        return liveConfig(current, restartOnly, false);
+    }
+
+    /**
+     * As {@link #liveConfig(PoolConfig, java.util.List)}; with {@code adaptiveCapacity}, the pool's
+     * capacity is left as it is (adaptive sizing owns it; the configured capacity is handed to it
+     * apart, see {@link #capacity()}).
+     */
+    PoolConfig liveConfig(PoolConfig current, java.util.List<String> restartOnly, boolean adaptiveCapacity) {
         PoolConfig next = current;
         for (PoolOption option : PoolOption.values()) {
             Object value = value(option::get);
+            if (adaptiveCapacity && option == PoolOption.CAPACITY) {
+                continue;
+            }
             if (value == null) {
                 value = (option == PoolOption.CAPACITY) ? current.capacity() : option.defaultValue();
             }
@@ -185,6 +291,11 @@ final class PoolSettings {
             next = next.withCapacity(current.capacity());
         }
         return next;
+    }
+
+    /** The configured capacity, or null if neither the pool nor pools.defaults sets it. */
+    Integer capacity() {
+        return value(PoolsProperties.Pool::getCapacity);
     }
 
     private static boolean sameKind(int queueCapacity, PoolConfig current) {

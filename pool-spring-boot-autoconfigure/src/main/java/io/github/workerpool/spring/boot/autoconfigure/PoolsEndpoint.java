@@ -100,6 +100,9 @@ public class PoolsEndpoint {
      * @param runTimeout run time beyond which a task is reported
      * @param preAlloc refused: fixed when the pool is built
      * @param virtualThreads refused: fixed when the pool is built
+     * @param adaptive true or false: switches adaptive capacity on or off (see the README); with
+     *        {@code capacity}, that capacity is the one adaptive sizing starts from and switching it off
+     *        restores; a {@code capacity} alone on an adaptive pool switches it off and keeps the capacity
      * @param securityContext who asks, for the audit
      * @return for tune the pool after the change; for purge a {@link PurgeDescriptor}; null if
      *         there is no pool of that name (nothing is created)
@@ -111,7 +114,7 @@ public class PoolsEndpoint {
             @Nullable Object queueCapacity, @Nullable Object expiry, @Nullable Object disablePurge,
             @Nullable Object nonblocking, @Nullable Object maxBlockingTasks, @Nullable Object blockingTimeout,
             @Nullable Object queueTimeout, @Nullable Object runTimeout, @Nullable Object preAlloc,
-            @Nullable Object virtualThreads, @Nullable SecurityContext securityContext) {
+            @Nullable Object virtualThreads, @Nullable Object adaptive, @Nullable SecurityContext securityContext) {
         Map<PoolOption, Object> fields = new EnumMap<>(PoolOption.class);
         put(fields, PoolOption.CAPACITY, capacity);
         put(fields, PoolOption.QUEUE_CAPACITY, queueCapacity);
@@ -124,17 +127,23 @@ public class PoolsEndpoint {
         put(fields, PoolOption.RUN_TIMEOUT, runTimeout);
         put(fields, PoolOption.PRE_ALLOC, preAlloc);
         put(fields, PoolOption.VIRTUAL_THREADS, virtualThreads);
-        return action(name, action, fields, principal(securityContext));
+        return action(name, action, fields, adaptive, principal(securityContext));
     }
 
     /** Runs an action with the given fields (those of the request that are not null). */
     @Nullable Object action(String name, String action, Map<PoolOption, Object> fields, String principal) {
+        return action(name, action, fields, null, principal);
+    }
+
+    /** Runs an action with the given fields and the {@code adaptive} field (null if not sent). */
+    @Nullable Object action(String name, String action, Map<PoolOption, Object> fields, @Nullable Object adaptive,
+            String principal) {
         Pool pool = this.pools.get().get(name);
         if (pool == null) {
             return null;
         }
         return switch (action) {
-            case "tune" -> tune(name, pool, fields, principal);
+            case "tune" -> tune(name, pool, fields, adaptive, principal);
             case "purge" -> purge(name, pool, principal);
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };
@@ -146,11 +155,12 @@ public class PoolsEndpoint {
         }
     }
 
-    private PoolDescriptor tune(String name, Pool pool, Map<PoolOption, Object> fields, String principal) {
+    private PoolDescriptor tune(String name, Pool pool, Map<PoolOption, Object> fields, @Nullable Object adaptiveField,
+            String principal) {
         String prefix = "Cannot tune pool '" + name + "': ";
-        if (fields.isEmpty()) {
+        if (fields.isEmpty() && adaptiveField == null) {
             throw badRequest(prefix + "nothing to change; send one or more of " + liveFields()
-                    + ", such as {\"capacity\": 50}");
+                    + ", adaptive, such as {\"capacity\": 50}");
         }
         Map<PoolOption, Object> values = new EnumMap<>(PoolOption.class);
         for (Map.Entry<PoolOption, Object> field : fields.entrySet()) {
@@ -166,10 +176,33 @@ public class PoolsEndpoint {
                 throw badRequest(prefix + ex.getMessage());
             }
         }
+        AdaptiveSupport.Control adaptive = (pool instanceof SpringPool springPool) ? springPool.adaptive() : null;
+        Boolean adaptiveValue = null;
+        if (adaptiveField != null) {
+            adaptiveValue = adaptiveValue(adaptiveField, prefix);
+            if (adaptive == null) {
+                throw badRequest(prefix + "it has no adaptive capacity: " + (pool.config().preAlloc()
+                        ? "it was built with preAlloc, which fixes its capacity"
+                        : (pool instanceof SpringPool) ? "add the " + AdaptiveSupport.DEPENDENCY + " dependency"
+                        : "only pools from pools.instances have one here (build an AdaptiveCapacity for your own)"));
+            }
+        }
+        boolean wasAdaptive = adaptive != null && adaptive.enabled();
+        // With adaptive sizing involved, a capacity is the configured capacity, applied after the rest.
+        Integer capacity = (adaptive != null && (adaptiveValue != null || wasAdaptive))
+                ? (Integer) values.remove(PoolOption.CAPACITY) : null;
         PoolConfig before = pool.config();
+        if (capacity != null) {
+            try {
+                before.withCapacity(capacity);
+            }
+            catch (IllegalArgumentException ex) {
+                throw badRequest(prefix + ex.getMessage());
+            }
+        }
         PoolConfig after;
         try {
-            after = pool.reconfigure((config) -> {
+            after = values.isEmpty() ? before : pool.reconfigure((config) -> {
                 PoolConfig next = config;
                 for (Map.Entry<PoolOption, Object> value : values.entrySet()) {
                     next = value.getKey().applyTo(next, value.getValue());
@@ -180,15 +213,48 @@ public class PoolsEndpoint {
         catch (IllegalArgumentException | IllegalStateException ex) {
             throw badRequest(prefix + ex.getMessage());
         }
+        if (adaptive != null && (adaptiveValue != null || capacity != null)) {
+            boolean on = (adaptiveValue != null) ? adaptiveValue : false;
+            if (capacity != null) {
+                adaptive.configuredCapacity(capacity);
+                adaptive.disable();
+            }
+            if (on) {
+                adaptive.enable();
+            }
+            else {
+                adaptive.disable();
+            }
+            after = pool.config();
+        }
         Map<String, Object> oldValues = new LinkedHashMap<>();
         Map<String, Object> newValues = new LinkedHashMap<>();
+        if (capacity != null) {
+            oldValues.put(PoolOption.CAPACITY.field(), PoolOption.CAPACITY.display(before));
+            newValues.put(PoolOption.CAPACITY.field(), PoolOption.CAPACITY.display(after));
+        }
         for (PoolOption option : values.keySet()) {
             oldValues.put(option.field(), option.display(before));
             newValues.put(option.field(), option.display(after));
         }
+        if (adaptive != null && (adaptiveValue != null || capacity != null)) {
+            oldValues.put("adaptive", wasAdaptive);
+            newValues.put("adaptive", adaptive.enabled());
+        }
         audit(principal, TUNED, name, Map.of("old", oldValues, "new", newValues));
         logger.info("Pool '" + name + "' tuned by " + principal + ": " + changes(oldValues, newValues));
         return PoolDescriptor.of(name, pool);
+    }
+
+    private static boolean adaptiveValue(Object raw, String prefix) {
+        if (raw instanceof Boolean b) {
+            return b;
+        }
+        if (raw instanceof String text && (text.trim().equalsIgnoreCase("true") || text.trim().equalsIgnoreCase("false"))) {
+            return Boolean.parseBoolean(text.trim());
+        }
+        throw badRequest(prefix + "adaptive must be true or false, but was "
+                + ((raw instanceof String) ? "\"" + raw + "\"" : String.valueOf(raw)));
     }
 
     private static String changes(Map<String, Object> oldValues, Map<String, Object> newValues) {
@@ -244,6 +310,27 @@ public class PoolsEndpoint {
     }
 
     /**
+     * A pool's adaptive capacity.
+     * @param enabled whether the capacity follows the tasks' run time now
+     * @param algorithm gradient2, aimd or vegas
+     * @param minCapacity least capacity it sets
+     * @param maxCapacity most capacity it sets
+     * @param limit the capacity it set last (the pool's capacity while enabled); null while off
+     * @param configuredCapacity the capacity switching it off restores
+     */
+    public record AdaptiveDescriptor(boolean enabled, String algorithm, int minCapacity, int maxCapacity,
+            @Nullable Integer limit, int configuredCapacity) {
+
+        static AdaptiveDescriptor of(AdaptiveSupport.Control control) {
+            boolean enabled = control.enabled();
+            PoolSettings.AdaptiveSettings settings = control.settings();
+            return new AdaptiveDescriptor(enabled, settings.algorithm(), settings.minCapacity(), settings.maxCapacity(),
+                    enabled ? control.limit() : null, control.configuredCapacity());
+        }
+
+    }
+
+    /**
      * The result of a purge.
      * @param name the pool's bean name
      * @param purged how many idle workers were stopped
@@ -271,11 +358,12 @@ public class PoolsEndpoint {
      * @param runTimeouts tasks that ran longer than the run timeout
      * @param closed whether the pool was shut down
      * @param config every option as configured
+     * @param adaptive its adaptive capacity; null if it has none
      */
     public record PoolDescriptor(String name, int capacity, int running, int idle, int free, int waiting, int queued,
             int queueCapacity, long submitted, long completed, long failed, long rejected, long cancelled,
-            long queueTimeouts, long runTimeouts, boolean closed, Map<String, Object> config)
-            implements OperationResponseBody {
+            long queueTimeouts, long runTimeouts, boolean closed, Map<String, Object> config,
+            @Nullable AdaptiveDescriptor adaptive) implements OperationResponseBody {
 
         static PoolDescriptor of(String name, Pool pool) {
             PoolStats stats = pool.stats();
@@ -292,7 +380,8 @@ public class PoolsEndpoint {
             return new PoolDescriptor(name, stats.capacity(), stats.running(), stats.idle(), stats.free(),
                     stats.waiting(), stats.queued(), config.queueCapacity(), stats.submitted(), stats.completed(),
                     stats.failed(), stats.rejected(), stats.cancelled(), stats.queueTimeouts(), stats.runTimeouts(),
-                    pool.isClosed(), options);
+                    pool.isClosed(), options, (pool instanceof SpringPool springPool && springPool.adaptive() != null)
+                            ? AdaptiveDescriptor.of(springPool.adaptive()) : null);
         }
 
         private static String text(Duration duration) {

@@ -57,6 +57,7 @@ public class PoolsEndpointWebExtension {
      * @param runTimeout run time beyond which a task is reported
      * @param preAlloc refused: fixed when the pool is built
      * @param virtualThreads refused: fixed when the pool is built
+     * @param adaptive true or false: switches adaptive capacity on or off
      * @param securityContext who asks, for the audit
      * @return the action's result, or a 404 if there is no pool of that name
      */
@@ -65,9 +66,11 @@ public class PoolsEndpointWebExtension {
             @Nullable Object capacity, @Nullable Object queueCapacity, @Nullable Object expiry,
             @Nullable Object disablePurge, @Nullable Object nonblocking, @Nullable Object maxBlockingTasks,
             @Nullable Object blockingTimeout, @Nullable Object queueTimeout, @Nullable Object runTimeout,
-            @Nullable Object preAlloc, @Nullable Object virtualThreads, SecurityContext securityContext) {
+            @Nullable Object preAlloc, @Nullable Object virtualThreads, @Nullable Object adaptive,
+            SecurityContext securityContext) {
         Object result = this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge, nonblocking,
-                maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, securityContext);
+                maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, adaptive,
+                securityContext);
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }
 

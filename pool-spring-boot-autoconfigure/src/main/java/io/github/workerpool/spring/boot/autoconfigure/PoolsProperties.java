@@ -139,6 +139,11 @@ public class PoolsProperties {
          */
         private final Shutdown shutdown = new Shutdown();
 
+        /**
+         * Adaptive capacity: the capacity follows the tasks' run time (Netflix concurrency-limits).
+         */
+        private final Adaptive adaptive = new Adaptive();
+
         /** Returns the capacity, or null to inherit. */
         public Integer getCapacity() {
             return this.capacity;
@@ -252,6 +257,80 @@ public class PoolsProperties {
         /** Returns the shutdown options. */
         public Shutdown getShutdown() {
             return this.shutdown;
+        }
+
+        /** Returns the adaptive capacity options. */
+        public Adaptive getAdaptive() {
+            return this.adaptive;
+        }
+
+    }
+
+    /**
+     * Adaptive capacity of a pool: while enabled, the capacity follows a limit computed from the
+     * tasks' run time, within [min-capacity, max-capacity]; capacity is where it starts and what
+     * switching it off restores. Needs io.github.workerpool:pool-adaptive (the starter has it).
+     */
+    public static class Adaptive {
+
+        /**
+         * Whether the pool sizes itself from its tasks' run time. Default false.
+         */
+        private Boolean enabled;
+
+        /**
+         * Least capacity adaptive sizing sets. Default 1.
+         */
+        private Integer minCapacity;
+
+        /**
+         * Most capacity adaptive sizing sets. Default 200.
+         */
+        private Integer maxCapacity;
+
+        /**
+         * How the limit is found: gradient2, aimd (needs run-timeout) or vegas. Default gradient2.
+         */
+        private String algorithm;
+
+        /** Returns whether adaptive sizing is on, or null to inherit. */
+        public Boolean getEnabled() {
+            return this.enabled;
+        }
+
+        /** Sets whether adaptive sizing is on. */
+        public void setEnabled(Boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** Returns the least capacity, or null to inherit. */
+        public Integer getMinCapacity() {
+            return this.minCapacity;
+        }
+
+        /** Sets the least capacity. */
+        public void setMinCapacity(Integer minCapacity) {
+            this.minCapacity = minCapacity;
+        }
+
+        /** Returns the most capacity, or null to inherit. */
+        public Integer getMaxCapacity() {
+            return this.maxCapacity;
+        }
+
+        /** Sets the most capacity. */
+        public void setMaxCapacity(Integer maxCapacity) {
+            this.maxCapacity = maxCapacity;
+        }
+
+        /** Returns the algorithm, or null to inherit. */
+        public String getAlgorithm() {
+            return this.algorithm;
+        }
+
+        /** Sets the algorithm. */
+        public void setAlgorithm(String algorithm) {
+            this.algorithm = algorithm;
         }
 
     }

@@ -95,11 +95,21 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         List<String> restartOnly = new ArrayList<>();
         PoolConfig before = pool.config();
         PoolConfig after;
+        AdaptiveSupport.Control adaptive = pool.adaptive();
+        String adaptiveChange;
         try {
+            PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
+            boolean adaptiveCapacity = adaptive != null && (adaptive.enabled() || nextAdaptive.enabled());
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
-                return settings.liveConfig(current, restartOnly);
+                return settings.liveConfig(current, restartOnly, adaptiveCapacity);
             });
+            if (adaptive == null && nextAdaptive.enabled()) {
+                restartOnly.add(nextAdaptive.enabledProperty() + "=true (the pool has no adaptive capacity: "
+                        + (before.preAlloc() ? "pre-alloc fixes its capacity" : "add " + AdaptiveSupport.DEPENDENCY)
+                        + ")");
+            }
+            adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
             if (!Objects.equals(settings.awaitTerminationPeriod(), pool.awaitTerminationPeriod())) {
                 restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
                         + settings.awaitTerminationPeriod());
@@ -114,13 +124,45 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage());
             return;
         }
-        String changes = changes(before, after);
+        String changes = (changes(before, after) + adaptiveChange).replaceFirst("^, ", "");
         if (!changes.isEmpty()) {
             logger.info("Pool '" + name + "' refreshed from pools.*: " + changes);
         }
         for (String property : restartOnly) {
             logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
         }
+    }
+
+    /**
+     * Gives a pool's adaptive sizing its refreshed settings: the configured capacity (what switching
+     * it off restores) when it owns the capacity, then on or off, new bounds or a new algorithm
+     * (which start it afresh).
+     * @return the change, as text for the log; empty if none
+     */
+    private static String refreshAdaptive(SpringPool pool, PoolSettings settings, PoolSettings.AdaptiveSettings next,
+            boolean adaptiveCapacity) {
+        AdaptiveSupport.Control adaptive = pool.adaptive();
+        if (adaptive == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        Integer configured = settings.capacity();
+        if (adaptiveCapacity && configured != null && configured != adaptive.configuredCapacity()) {
+            out.append(", configured capacity ").append(adaptive.configuredCapacity()).append(" -> ").append(configured);
+            adaptive.configuredCapacity(configured);
+        }
+        PoolSettings.AdaptiveSettings was = adaptive.settings();
+        boolean wasEnabled = adaptive.enabled();
+        if (wasEnabled != next.enabled() || !next.sameBounds(was)) {
+            pool.adaptive(adaptive.apply(next));
+            out.append(", adaptive ").append(describe(wasEnabled, was)).append(" -> ").append(describe(next.enabled(), next));
+        }
+        return out.toString();
+    }
+
+    private static String describe(boolean enabled, PoolSettings.AdaptiveSettings settings) {
+        return (enabled ? "on" : "off") + " (" + settings.algorithm() + " [" + settings.minCapacity() + ", "
+                + settings.maxCapacity() + "])";
     }
 
     private static String changes(PoolConfig before, PoolConfig after) {

@@ -64,6 +64,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
         properties.getInstances().forEach((name, pool) -> {
             PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults());
             settings.builder(); // fail now, with the property's name, rather than when the bean is made
+            checkAdaptive(settings, this.classLoader);
             pools.add(settings);
         });
         String defaultPool = properties.getDefaultPool();
@@ -95,6 +96,21 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             throw new PoolConfigurationException("pools.propagate-context", true,
                     "context propagation needs io.micrometer:context-propagation, which is not on the classpath",
                     "Add the io.micrometer:context-propagation dependency, or set pools.propagate-context to false.");
+        }
+    }
+
+    /**
+     * Fails if adaptive capacity is asked for without its library.
+     * @throws PoolConfigurationException if the pool's adaptive.enabled is true and
+     *         io.github.workerpool:pool-adaptive is missing
+     */
+    static void checkAdaptive(PoolSettings settings, ClassLoader classLoader) {
+        PoolSettings.AdaptiveSettings adaptive = settings.adaptive();
+        if (adaptive.enabled() && !AdaptiveSupport.isPresent(classLoader)) {
+            throw new PoolConfigurationException(adaptive.enabledProperty(), true,
+                    "adaptive capacity needs " + AdaptiveSupport.DEPENDENCY + ", which is not on the classpath",
+                    "Add the " + AdaptiveSupport.DEPENDENCY + " dependency (pool-spring-boot-starter has it), or set "
+                            + adaptive.enabledProperty() + " to false.");
         }
     }
 

@@ -89,9 +89,21 @@ final class SpringPool extends ForwardingPool
     /** The current lifecycle stop, or null if the lifecycle did not stop the pool since it started. */
     private Stop stop;
 
+    /** Its adaptive sizing; null without pool-adaptive, or for a pre-alloc pool. */
+    private volatile AdaptiveSupport.Control adaptive;
+
     SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
+    }
+
+    /** Its adaptive sizing, or null if it has none (see {@link AdaptiveSupport}). */
+    AdaptiveSupport.Control adaptive() {
+        return this.adaptive;
+    }
+
+    void adaptive(AdaptiveSupport.Control adaptive) {
+        this.adaptive = adaptive;
     }
 
     /** The pool that runs the tasks. */

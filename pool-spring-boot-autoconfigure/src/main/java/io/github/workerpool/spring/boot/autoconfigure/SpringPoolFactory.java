@@ -88,7 +88,11 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
         builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
             .taskDecorator(new PoolTaskDecorator(name, taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
-        return new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
+        SpringPool pool = new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
+        if (AdaptiveSupport.isPresent(this.classLoader)) {
+            pool.adaptive(AdaptiveSupport.attach(pool, settings.adaptive()));
+        }
+        return pool;
     }
 
     /**

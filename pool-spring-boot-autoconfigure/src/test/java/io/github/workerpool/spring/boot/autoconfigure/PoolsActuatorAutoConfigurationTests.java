@@ -445,7 +445,7 @@ class PoolsActuatorAutoConfigurationTests {
     /** The endpoint's write operation with only a capacity, as over JMX. */
     static Object tune(PoolsEndpoint endpoint, String pool, String action, Object capacity) {
         return endpoint.action(pool, action, capacity, null, null, null, null, null, null, null, null, null, null,
-                null);
+                null, null);
     }
 
 }

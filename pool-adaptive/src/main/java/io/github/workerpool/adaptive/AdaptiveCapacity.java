@@ -1,0 +1,504 @@
+package io.github.workerpool.adaptive;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+import com.netflix.concurrency.limits.Limit;
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolConfig;
+import io.github.workerpool.PoolListener;
+
+/**
+ * Sizes a {@link Pool} from its tasks' latency: the pool's capacity follows a limit that Netflix
+ * concurrency-limits computes ({@link Algorithm#GRADIENT2}, {@link Algorithm#AIMD},
+ * {@link Algorithm#VEGAS}), always within {@code [minCapacity, maxCapacity]}. Made for pools in
+ * front of something with a limit of its own (a database, a remote API): the pool grows while
+ * run time holds and backs off when it rises.
+ *
+ * <pre>{@code
+ * WorkerPool pool = WorkerPool.builder().name("db").capacity(20).queueCapacity(1000).build();
+ * AdaptiveCapacity adaptive = AdaptiveCapacity.builder()
+ *         .algorithm(Algorithm.VEGAS).minCapacity(4).maxCapacity(200)
+ *         .attach(pool);              // on from now; pool.capacity() follows adaptive.limit()
+ * ...
+ * adaptive.disable();                 // the pool is back at 20
+ * }</pre>
+ *
+ * <p>It watches the pool through a {@link PoolListener}: a task's run time is a sample, the tasks
+ * it counts in flight are the load, and a task that failed with an error {@link Builder#dropOn}
+ * accepts (a timeout from the backend, say) is a drop, which makes AIMD and Vegas back off. AIMD
+ * also counts a window whose average run time exceeds the pool's {@code runTimeout} as a drop
+ * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It
+ * changes the capacity with {@link Pool#reconfigure}, so waiting callers and running tasks see an
+ * ordinary live tune. Rejections are not samples: they are the limit doing its job (and they take
+ * no time), so a pool that sheds load is not pushed further down.
+ *
+ * <p>The capacity the pool had when adaptive sizing was enabled is its <em>configured
+ * capacity</em>; {@link #disable()} puts it back. While enabled, the capacity belongs to the
+ * algorithm: if anyone else changes it (a manual {@code tune}), adaptive sizing turns itself off
+ * and the pool keeps the capacity it was given, which becomes the configured capacity, the way
+ * an autopilot lets go when the pilot moves the controls.
+ *
+ * <p>Tasks shorter than 100 us are ignored (their run time says nothing about a backend), so a
+ * pool of CPU-bound tiny tasks never moves. One instance per pool. Thread-safe.
+ */
+public final class AdaptiveCapacity implements AutoCloseable {
+
+    /*
+     * Notes.
+     *
+     * States: OFF -> ON in enable() (and in Builder.attach): the configured capacity is read from
+     * the pool, a new Limit starts at it (clamped), the pool is tuned to that, the listener added.
+     * ON -> OFF in disable() (the configured capacity is put back) or when a foreign capacity change
+     * is seen (the pool keeps it). Any -> CLOSED in close(): off for good.
+     *
+     * Generations: each switch bumps `generation` and resets `inflight`. A task records the
+     * generation it started in; a task that ends in another one (it was running across a switch) is
+     * neither a sample nor counted down, so the count of tasks in flight never drifts.
+     *
+     * Foreign changes: the pool is tuned with a reconfigure that changes the capacity only if it is
+     * still the one this object set last (a compare-and-set under the pool's own lock); if it is not,
+     * someone else tuned it, and that wins. The check runs under `lock` on every change and, cheaply,
+     * on every sample. Lock order: `lock`, then the pool's; the pool never calls a listener while it
+     * holds its own.
+     *
+     * Cost per task while on: a ThreadLocal read, an atomic increment and decrement, and the
+     * library's sample (WindowedLimit: a compare-and-set of a small immutable window); a reconfigure
+     * at most once a window.
+     */
+
+    private static final System.Logger LOG = System.getLogger(AdaptiveCapacity.class.getName());
+
+    private final Pool pool;
+
+    private final Algorithm algorithm;
+
+    private final int minCapacity;
+
+    private final int maxCapacity;
+
+    private final Predicate<? super Throwable> dropOn;
+
+    private final LongSupplier clock;
+
+    private final Watcher watcher = new Watcher();
+
+    private final ThreadLocal<Started> started = ThreadLocal.withInitial(Started::new);
+
+    private final AtomicInteger inflight = new AtomicInteger();
+
+    private final AtomicLong adjustments = new AtomicLong();
+
+    private final Object lock = new Object();
+
+    private volatile int generation;
+
+    private volatile boolean enabled;
+
+    private volatile boolean closed;
+
+    private volatile int configuredCapacity;
+
+    private volatile int limit;
+
+    private volatile Limit algorithmLimit;
+
+    /** The runTimeout AIMD's limit was built with; written under lock, read on every sample. */
+    private volatile Duration aimdTimeout;
+
+    private AdaptiveCapacity(Builder builder, Pool pool) {
+        this.pool = pool;
+        this.algorithm = builder.algorithm;
+        this.minCapacity = builder.minCapacity;
+        this.maxCapacity = builder.maxCapacity;
+        this.dropOn = builder.dropOn;
+        this.clock = builder.clock;
+        this.configuredCapacity = pool.capacity();
+        this.limit = clamp(this.configuredCapacity);
+    }
+
+    /** Returns a builder; the defaults are {@link Algorithm#GRADIENT2}, capacity 1 to 200. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Returns the pool this sizes. */
+    public Pool pool() {
+        return this.pool;
+    }
+
+    /** Returns the algorithm. */
+    public Algorithm algorithm() {
+        return this.algorithm;
+    }
+
+    /** Returns the least capacity it sets. */
+    public int minCapacity() {
+        return this.minCapacity;
+    }
+
+    /** Returns the most capacity it sets. */
+    public int maxCapacity() {
+        return this.maxCapacity;
+    }
+
+    /** Returns whether it is sizing the pool now. */
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    /**
+     * Returns the capacity it set last, within {@code [minCapacity, maxCapacity]}: the pool's
+     * capacity while enabled; after {@link #disable()}, the last limit it reached.
+     */
+    public int limit() {
+        return this.limit;
+    }
+
+    /**
+     * Returns the capacity {@link #disable()} puts back: the pool's capacity when adaptive sizing
+     * was last enabled, or the one {@link #configuredCapacity(int)} set since; while off, the
+     * pool's capacity (what enabling would start from).
+     */
+    public int configuredCapacity() {
+        return this.enabled ? this.configuredCapacity : this.pool.capacity();
+    }
+
+    /** Returns how many times it changed the pool's capacity. */
+    public long adjustments() {
+        return this.adjustments.get();
+    }
+
+    /**
+     * Sets the capacity that {@link #disable()} puts back, without touching the pool while
+     * adaptive sizing is on; while it is off, the pool is tuned to it at once.
+     * @param capacity at least 1, or -1 for unbounded
+     * @throws IllegalArgumentException if capacity is 0 or below -1
+     */
+    public void configuredCapacity(int capacity) {
+        if (capacity == 0 || capacity < -1) {
+            throw new IllegalArgumentException("configured capacity must be at least 1, or -1 for unbounded, but was "
+                    + capacity);
+        }
+        synchronized (this.lock) {
+            this.configuredCapacity = capacity;
+            if (!this.enabled) {
+                this.pool.tune(capacity);
+            }
+        }
+    }
+
+    /**
+     * Starts sizing the pool (does nothing if it already is): its current capacity becomes the
+     * configured capacity, and the algorithm starts afresh from it, clamped to
+     * {@code [minCapacity, maxCapacity]} ({@code maxCapacity} for an unbounded pool).
+     * @throws IllegalStateException if this was closed, or the pool's capacity cannot be tuned
+     */
+    public void enable() {
+        synchronized (this.lock) {
+            if (this.closed) {
+                throw new IllegalStateException("adaptive capacity of pool '" + this.pool.name()
+                        + "' was closed; attach a new one");
+            }
+            if (this.enabled) {
+                return;
+            }
+            int configured = this.pool.capacity();
+            int initial = clamp(configured);
+            this.pool.tune(initial);
+            this.configuredCapacity = configured;
+            this.limit = initial;
+            this.aimdTimeout = this.pool.config().runTimeout();
+            this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
+                    this.aimdTimeout);
+            this.inflight.set(0);
+            this.generation++;
+            this.enabled = true;
+            this.pool.addListener(this.watcher);
+        }
+        LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name() + "' on: "
+                + this.algorithm + " within [" + this.minCapacity + ", " + this.maxCapacity + "], from "
+                + this.limit + " (configured " + this.configuredCapacity + ")");
+    }
+
+    /**
+     * Stops sizing the pool and puts back its configured capacity; does nothing if it is off.
+     */
+    public void disable() {
+        int restored;
+        synchronized (this.lock) {
+            if (!this.enabled) {
+                return;
+            }
+            stop();
+            restored = this.configuredCapacity;
+            this.pool.tune(restored);
+        }
+        LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name()
+                + "' off: capacity back to " + restored + " (the last limit was " + this.limit + ")");
+    }
+
+    /** Disables it for good; {@link #enable()} then throws. */
+    @Override
+    public void close() {
+        synchronized (this.lock) {
+            disable();
+            this.closed = true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AdaptiveCapacity[pool=" + this.pool.name() + ", algorithm=" + this.algorithm + ", enabled="
+                + this.enabled + ", limit=" + this.limit + ", min=" + this.minCapacity + ", max=" + this.maxCapacity
+                + ", configured=" + this.configuredCapacity + "]";
+    }
+
+    /** Leaves the ON state; the caller holds the lock and decides the capacity. */
+    private void stop() {
+        this.enabled = false;
+        this.generation++;
+        this.pool.removeListener(this.watcher);
+    }
+
+    private int clamp(int capacity) {
+        return (capacity < 0) ? this.maxCapacity : Math.max(this.minCapacity, Math.min(this.maxCapacity, capacity));
+    }
+
+    /** A sample ended: moves the pool to the algorithm's limit, or lets go after a foreign change. */
+    private void follow(int generation, int next) {
+        int foreign;
+        synchronized (this.lock) {
+            if (!this.enabled || this.generation != generation) {
+                return;
+            }
+            int expected = this.limit;
+            PoolConfig now = this.pool.reconfigure((c) -> (c.capacity() == expected) ? c.withCapacity(next) : c);
+            if (now.capacity() == next) {
+                if (next != expected) {
+                    this.limit = next;
+                    this.adjustments.incrementAndGet();
+                }
+                return;
+            }
+            foreign = now.capacity();
+            stop();
+            this.configuredCapacity = foreign;
+        }
+        LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name() + "' off: its "
+                + "capacity was changed to " + foreign + " by someone else, and keeps that");
+    }
+
+    /**
+     * Feeds one task's sample to the algorithm and follows its limit. Package-private so that
+     * tests can drive the algorithms with a model backend and their own clock.
+     * @param gen        the generation the task started in
+     * @param inflight   tasks in flight when it started, itself included
+     * @param runNanos   its run time
+     * @param drop       whether it failed with an overload
+     */
+    void sample(int gen, int inflight, long runNanos, boolean drop) {
+        Limit current = this.algorithmLimit;
+        if (current == null || gen != this.generation) {
+            return;
+        }
+        if (this.algorithm == Algorithm.AIMD && !Objects.equals(this.pool.config().runTimeout(), this.aimdTimeout)) {
+            current = rebuildAimd(gen);
+            if (current == null) {
+                return;
+            }
+        }
+        long rtt = Math.max(1, runNanos);
+        current.onSample(this.clock.getAsLong() - rtt, rtt, inflight, drop);
+        int next = clamp(current.getLimit());
+        if (next != this.limit || this.pool.capacity() != this.limit) {
+            follow(gen, next);
+        }
+    }
+
+    /**
+     * AIMD's timeout is fixed when it is built, and its only state is its limit: a new one from the
+     * current limit with the pool's new runTimeout loses nothing but the current window.
+     */
+    private Limit rebuildAimd(int gen) {
+        synchronized (this.lock) {
+            if (!this.enabled || this.generation != gen) {
+                return null;
+            }
+            Duration timeout = this.pool.config().runTimeout();
+            if (!Objects.equals(timeout, this.aimdTimeout)) {
+                this.aimdTimeout = timeout;
+                this.algorithmLimit = Limits.create(this.algorithm, this.limit, this.minCapacity, this.maxCapacity,
+                        timeout);
+            }
+            return this.algorithmLimit;
+        }
+    }
+
+    /** The current generation, for {@link #sample}. */
+    int generation() {
+        return this.generation;
+    }
+
+    /** Tasks it counts in flight now. */
+    int inflight() {
+        return this.inflight.get();
+    }
+
+    /** What a worker knows about the task it runs; one per thread. */
+    private static final class Started {
+
+        boolean active;
+
+        int generation;
+
+        int inflight;
+    }
+
+    /** The pool's listener. */
+    private final class Watcher implements PoolListener {
+
+        @Override
+        public void taskStarted(Pool p, long queuedNanos) {
+            Started s = started.get();
+            s.active = true;
+            s.generation = generation;
+            s.inflight = inflight.incrementAndGet();
+        }
+
+        @Override
+        public void taskEnded(Pool p, long runNanos, Throwable failure) {
+            Started s = started.get();
+            if (!s.active) {
+                return;
+            }
+            s.active = false;
+            int gen = s.generation;
+            if (gen != generation) {
+                return;
+            }
+            inflight.decrementAndGet();
+            sample(gen, s.inflight, runNanos, failure != null && dropOn.test(failure));
+        }
+
+        @Override
+        public void taskRejected(Pool p, RejectedExecutionException rejection) {
+            // Not a sample: see the class comment.
+        }
+    }
+
+    /**
+     * Builds an {@link AdaptiveCapacity} and attaches it to a pool.
+     */
+    public static final class Builder {
+
+        private Algorithm algorithm = Algorithm.GRADIENT2;
+
+        private int minCapacity = 1;
+
+        private int maxCapacity = 200;
+
+        private Predicate<? super Throwable> dropOn = (t) -> false;
+
+        private boolean enabled = true;
+
+        private LongSupplier clock = System::nanoTime;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the algorithm; default {@link Algorithm#GRADIENT2}.
+         * @param algorithm the algorithm; not null
+         * @return this builder
+         */
+        public Builder algorithm(Algorithm algorithm) {
+            this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+            return this;
+        }
+
+        /**
+         * Sets the least capacity; default 1.
+         * @param minCapacity at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder minCapacity(int minCapacity) {
+            if (minCapacity < 1) {
+                throw new IllegalArgumentException("minCapacity must be at least 1, but was " + minCapacity);
+            }
+            this.minCapacity = minCapacity;
+            return this;
+        }
+
+        /**
+         * Sets the most capacity; default 200.
+         * @param maxCapacity at least 1, and at least minCapacity (checked by {@link #attach})
+         * @return this builder
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder maxCapacity(int maxCapacity) {
+            if (maxCapacity < 1) {
+                throw new IllegalArgumentException("maxCapacity must be at least 1, but was " + maxCapacity);
+            }
+            this.maxCapacity = maxCapacity;
+            return this;
+        }
+
+        /**
+         * Sets which task failures count as drops (a timeout from the backend, say), making AIMD
+         * and Vegas back off; by default none does.
+         * @param dropOn true for a failure that means overload; not null
+         * @return this builder
+         */
+        public Builder dropOn(Predicate<? super Throwable> dropOn) {
+            this.dropOn = Objects.requireNonNull(dropOn, "dropOn");
+            return this;
+        }
+
+        /**
+         * Sets whether {@link #attach} switches it on; default true.
+         * @param enabled false to attach it switched off, for {@link AdaptiveCapacity#enable()} later
+         * @return this builder
+         */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /** The clock that dates samples (System.nanoTime by default); tests drive their own. */
+        Builder clock(LongSupplier clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Makes the adaptive capacity of a pool and, unless {@code enabled(false)}, switches it on.
+         * @param pool the pool to size; its capacity now is the configured capacity
+         * @return the adaptive capacity
+         * @throws IllegalArgumentException if maxCapacity is below minCapacity, or the pool was
+         *         built with {@code preAlloc(true)} (its capacity is fixed)
+         */
+        public AdaptiveCapacity attach(Pool pool) {
+            Objects.requireNonNull(pool, "pool");
+            if (this.maxCapacity < this.minCapacity) {
+                throw new IllegalArgumentException("maxCapacity (" + this.maxCapacity + ") must not be below minCapacity ("
+                        + this.minCapacity + "), pool '" + pool.name() + "': raise maxCapacity or lower minCapacity");
+            }
+            if (pool.config().preAlloc()) {
+                throw new IllegalArgumentException("pool '" + pool.name() + "' was built with preAlloc(true), so its "
+                        + "capacity cannot change; build it without preAlloc to size it adaptively");
+            }
+            AdaptiveCapacity adaptive = new AdaptiveCapacity(this, pool);
+            if (this.enabled) {
+                adaptive.enable();
+            }
+            return adaptive;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.github.workerpool.adaptive;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.limit.AIMDLimit;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.VegasLimit;
+import com.netflix.concurrency.limits.limit.WindowedLimit;
+
+/** Builds the concurrency-limits {@link Limit} of an algorithm, with the settings the benchmark chose. */
+final class Limits {
+
+    /*
+     * Why every algorithm is windowed: a pool feeds a sample per task, thousands a second, and
+     * each algorithm changes its limit on every sample it gets. Unwindowed, Gradient2 grows by 0.8
+     * a sample and reaches its maximum in a fraction of a second, and its long-term average (600
+     * samples) follows any overload within one second; Vegas re-probes its no-load time every
+     * 30 x limit samples, several times a second, each time taking an overloaded run time as the
+     * baseline. One sample per window (the window's average run time and most tasks in flight)
+     * makes the same numbers mean seconds and minutes, as they do for Netflix's request limiters.
+     *
+     * Window: at least MIN_WINDOW_SAMPLES tasks and max(MIN_WINDOW, 2 x the window's shortest run
+     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD climb 10 a
+     * second. Tasks shorter than 100 us are ignored by WindowedLimit (their time is noise).
+     */
+
+    static final long MIN_WINDOW_MILLIS = 100;
+
+    static final long MAX_WINDOW_MILLIS = 1000;
+
+    static final int MIN_WINDOW_SAMPLES = 10;
+
+    private Limits() {
+    }
+
+    private static Limit aimd(int initial, int min, int max, Duration timeout) {
+        AIMDLimit.Builder builder = AIMDLimit.newBuilder().initialLimit(initial).minLimit(min).maxLimit(max)
+            .backoffRatio(0.9);
+        if (timeout != null) {
+            builder.timeout(Math.max(1, PoolTimeouts.nanos(timeout)), TimeUnit.NANOSECONDS);
+        }
+        return builder.build();
+    }
+
+    /** Durations beyond long nanoseconds are no limit in practice. */
+    private static final class PoolTimeouts {
+
+        static long nanos(Duration d) {
+            try {
+                return d.toNanos();
+            }
+            catch (ArithmeticException ex) {
+                return Long.MAX_VALUE;
+            }
+        }
+    }
+
+    /**
+     * @param aimdTimeout for AIMD: a window whose average run time exceeds it is a drop; null for
+     *                    the library's default (5 s)
+     */
+    static Limit create(Algorithm algorithm, int initial, int min, int max, Duration aimdTimeout) {
+        Limit limit = switch (algorithm) {
+            case GRADIENT2 -> Gradient2Limit.newBuilder()
+                .initialLimit(initial)
+                .minLimit(min)
+                .maxConcurrency(max)
+                .queueSize(4)
+                .rttTolerance(1.0)
+                .smoothing(0.2)
+                .longWindow(600)
+                .build();
+            case AIMD -> aimd(initial, min, max, aimdTimeout);
+            case VEGAS -> VegasLimit.newBuilder()
+                .initialLimit(initial)
+                .maxConcurrency(max)
+                .build();
+        };
+        return WindowedLimit.newBuilder()
+            .minWindowTime(MIN_WINDOW_MILLIS, TimeUnit.MILLISECONDS)
+            .maxWindowTime(MAX_WINDOW_MILLIS, TimeUnit.MILLISECONDS)
+            .windowSize(MIN_WINDOW_SAMPLES)
+            .build(limit);
+    }
+}

@@ -1,0 +1,340 @@
+package io.github.workerpool.adaptive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.workerpool.WorkerPool;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Adaptive capacity against a model backend on a clock the test drives (convergence, bounds),
+ * and on real pools (switching, manual tune, the listener's wiring).
+ */
+class AdaptiveCapacityTest {
+
+    private static final int K = 32;
+
+    private final List<WorkerPool> pools = new ArrayList<>();
+
+    @AfterEach
+    void closePools() throws InterruptedException {
+        for (WorkerPool pool : this.pools) {
+            assertThat(pool.releaseTimeout(Duration.ofSeconds(10))).isTrue();
+        }
+    }
+
+    private WorkerPool pool(int capacity) {
+        WorkerPool pool = WorkerPool.builder().name("adaptive-test").capacity(capacity).queueCapacity(100).build();
+        this.pools.add(pool);
+        return pool;
+    }
+
+    /** A pool whose run timeout, 1.2 x the model's base run time, is what AIMD backs off on. */
+    private WorkerPool aimdPool(int capacity) {
+        WorkerPool pool = WorkerPool.builder().name("adaptive-aimd").capacity(capacity).queueCapacity(100)
+                .runTimeout(Duration.ofMillis(24)).build();
+        this.pools.add(pool);
+        return pool;
+    }
+
+    private static AdaptiveCapacity attach(WorkerPool pool, Algorithm algorithm, ModelBackend backend, int min, int max) {
+        return AdaptiveCapacity.builder().algorithm(algorithm).minCapacity(min).maxCapacity(max)
+                .clock(backend.clock::get).attach(pool);
+    }
+
+    // ---------------------------------------------------------------- convergence (model backend, own clock)
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void limit_fromBelow_settlesInAWideBandAroundTheBackendsCapacity(Algorithm algorithm) {
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach((algorithm == Algorithm.AIMD) ? aimdPool(K / 4) : pool(K / 4), algorithm,
+                backend, 1, 8 * K);
+        backend.run(adaptive, 60);
+        assertThat(backend.limitsFrom(20)).as("%s limit from 20 s to 60 s: %s", algorithm, backend.limits)
+                .allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
+        assertThat(adaptive.isEnabled()).isTrue();
+        assertThat(adaptive.adjustments()).isPositive();
+    }
+
+    @Test
+    void aimd_fromAbove_comesDownIntoTheBand() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(aimdPool(8 * K), Algorithm.AIMD, backend, 1, 8 * K);
+        backend.run(adaptive, 60);
+        assertThat(backend.limitsFrom(10)).as("limit from 10 s to 60 s: %s", backend.limits)
+                .allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "GRADIENT2", "VEGAS" })
+    void latencyAlgorithms_startedAboveTheKnee_neverSeeTheUnloadedRunTime_andComeDownSlowlyIfAtAll(
+            Algorithm algorithm) {
+        // What the README says: start gradient2 and vegas at or below the backend's capacity. Both
+        // judge run time against what they saw before; started overloaded, they never saw better.
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(pool(8 * K), algorithm, backend, 1, 8 * K);
+        backend.run(adaptive, 30);
+        assertThat(adaptive.limit()).as("%s: %s", algorithm, backend.limits).isGreaterThan(4 * K);
+    }
+
+    @Test
+    void aimd_withoutADropSignal_onlyGrows_toItsMaximum() {
+        // What the README warns about: AIMD backs off on drops alone (a window slower than the
+        // pool's runTimeout, or a failure dropOn accepts); this pool has no runTimeout.
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(pool(K), Algorithm.AIMD, backend, 1, 4 * K);
+        backend.run(adaptive, 30);
+        assertThat(adaptive.limit()).isEqualTo(4 * K);
+    }
+
+    // ---------------------------------------------------------------- bounds under a storm
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void minAndMax_holdUnderAStormOfSamples(Algorithm algorithm) throws InterruptedException {
+        WorkerPool pool = pool(50);
+        AtomicLong clock = new AtomicLong();
+        int min = 10;
+        int max = 40;
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(algorithm).minCapacity(min).maxCapacity(max)
+                .clock(clock::get).attach(pool);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<String> outside = new AtomicReference<>();
+        Thread watcher = new Thread(() -> {
+            while (!done.get()) {
+                int capacity = pool.capacity();
+                int limit = adaptive.limit();
+                if (capacity < min || capacity > max || limit < min || limit > max) {
+                    outside.compareAndSet(null, "capacity " + capacity + ", limit " + limit);
+                }
+            }
+        });
+        watcher.start();
+        int threads = 4;
+        CountDownLatch finished = new CountDownLatch(threads);
+        for (int t = 0; t < threads; t++) {
+            new Thread(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int i = 0; i < 200_000; i++) {
+                    // Windows close all the time; run times from 1 ns to 10 s, any load, drops now and then.
+                    clock.addAndGet(random.nextLong(1, TimeUnit.MILLISECONDS.toNanos(20)));
+                    long rtt = (long) Math.pow(10, random.nextDouble(0, 10));
+                    adaptive.sample(adaptive.generation(), random.nextInt(1, 500), rtt, random.nextInt(50) == 0);
+                }
+                finished.countDown();
+            }).start();
+        }
+        assertThat(finished.await(60, TimeUnit.SECONDS)).isTrue();
+        done.set(true);
+        watcher.join(10_000);
+        assertThat(outside.get()).as("first capacity or limit seen outside [%d, %d]", min, max).isNull();
+        assertThat(adaptive.adjustments()).isPositive();
+        assertThat(adaptive.isEnabled()).isTrue();
+    }
+
+    // ---------------------------------------------------------------- switching, manual tune
+
+    @Test
+    void disable_restoresTheConfiguredCapacity() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        WorkerPool pool = pool(7);
+        AdaptiveCapacity adaptive = attach(pool, Algorithm.VEGAS, backend, 1, 8 * K);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(7);
+        backend.run(adaptive, 20);
+        assertThat(pool.capacity()).isNotEqualTo(7).isEqualTo(adaptive.limit());
+        int reached = adaptive.limit();
+
+        adaptive.disable();
+
+        assertThat(adaptive.isEnabled()).isFalse();
+        assertThat(pool.capacity()).isEqualTo(7);
+        assertThat(adaptive.limit()).isEqualTo(reached);
+        backend.run(adaptive, 5); // samples while off change nothing
+        assertThat(pool.capacity()).isEqualTo(7);
+    }
+
+    @Test
+    void enable_again_startsAfreshFromTheCapacityThen() {
+        WorkerPool pool = pool(300);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(2).maxCapacity(100).attach(pool);
+        assertThat(pool.capacity()).as("clamped to max").isEqualTo(100);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(300);
+        pool.tune(1);
+        adaptive.enable();
+        assertThat(pool.capacity()).as("clamped to min").isEqualTo(2);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(1);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(1);
+    }
+
+    @Test
+    void unboundedPool_startsAtMax_andDisableMakesItUnboundedAgain() {
+        WorkerPool pool = pool(-1);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().maxCapacity(64).attach(pool);
+        assertThat(pool.capacity()).isEqualTo(64);
+        adaptive.close();
+        assertThat(pool.capacity()).isEqualTo(-1);
+        assertThatThrownBy(adaptive::enable).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void manualTune_whileEnabled_turnsAdaptiveOff_andThePoolKeepsTheTune() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        WorkerPool pool = pool(8);
+        AdaptiveCapacity adaptive = attach(pool, Algorithm.GRADIENT2, backend, 1, 8 * K);
+        backend.run(adaptive, 5);
+
+        pool.tune(13);
+        backend.run(adaptive, 1);
+
+        assertThat(adaptive.isEnabled()).isFalse();
+        assertThat(pool.capacity()).isEqualTo(13);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(13);
+        adaptive.enable();
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(13);
+    }
+
+    @Test
+    void configuredCapacity_whileEnabled_isWhatDisableRestores() {
+        WorkerPool pool = pool(8);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().attach(pool);
+        adaptive.configuredCapacity(21);
+        assertThat(pool.capacity()).isEqualTo(8);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(21);
+        adaptive.configuredCapacity(5);
+        assertThat(pool.capacity()).as("while off, at once").isEqualTo(5);
+        assertThatThrownBy(() -> adaptive.configuredCapacity(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("0");
+    }
+
+    @Test
+    void attachedSwitchedOff_changesNothingUntilEnabled() {
+        WorkerPool pool = pool(300);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().maxCapacity(100).enabled(false).attach(pool);
+        assertThat(adaptive.isEnabled()).isFalse();
+        assertThat(pool.capacity()).isEqualTo(300);
+        assertThat(adaptive.limit()).isEqualTo(100);
+    }
+
+    // ---------------------------------------------------------------- the listener on a real pool
+
+    @Test
+    void aimd_followsTheRunTimeoutLive() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        WorkerPool pool = pool(K / 4);
+        AdaptiveCapacity adaptive = attach(pool, Algorithm.AIMD, backend, 1, 8 * K);
+        backend.run(adaptive, 30);
+        assertThat(adaptive.limit()).as("no runTimeout: only grows").isGreaterThan(4 * K);
+        pool.reconfigure((c) -> c.withRunTimeout(Duration.ofMillis(24)));
+        backend.run(adaptive, 60);
+        assertThat(backend.limitsFrom(60)).allSatisfy((limit) -> assertThat(limit).isBetween(K / 2, 2 * K));
+    }
+
+    @Test
+    void slowTasks_onARealPool_driveAimdDownToItsMinimum() {
+        // Every task runs 3 ms against a run timeout of 1 ms: every window is a drop.
+        WorkerPool pool = WorkerPool.builder().name("late").capacity(8).queueCapacity(10_000)
+                .runTimeout(Duration.ofMillis(1)).build();
+        this.pools.add(pool);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.AIMD).minCapacity(2).maxCapacity(8)
+                .attach(pool);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread load = new Thread(() -> {
+            while (!stop.get()) {
+                if (pool.queued() < 50) {
+                    pool.execute(() -> sleep(3));
+                }
+                else {
+                    sleep(1);
+                }
+            }
+        });
+        load.start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> pool.capacity() == 2);
+            assertThat(adaptive.isEnabled()).isTrue();
+        }
+        finally {
+            stop.set(true);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool.queued() == 0 && pool.running() == 0);
+        assertThat(adaptive.inflight()).as("every start was matched by an end").isZero();
+    }
+
+    @Test
+    void taskRunningAcrossASwitch_isNeitherASampleNorCountedDown() throws InterruptedException {
+        WorkerPool pool = pool(4);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().attach(pool);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        pool.execute(() -> {
+            started.countDown();
+            awaitLatch(release);
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 1);
+        adaptive.disable();
+        adaptive.enable();
+        assertThat(adaptive.inflight()).isZero();
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool.running() == 0);
+        assertThat(adaptive.inflight()).isZero();
+    }
+
+    // ---------------------------------------------------------------- bad input
+
+    @Test
+    void badSettings_areRefused_namingTheSettingAndTheFix() {
+        assertThatThrownBy(() -> AdaptiveCapacity.builder().minCapacity(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("minCapacity").hasMessageContaining("0");
+        assertThatThrownBy(() -> AdaptiveCapacity.builder().maxCapacity(-3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxCapacity");
+        WorkerPool pool = pool(4);
+        assertThatThrownBy(() -> AdaptiveCapacity.builder().minCapacity(10).maxCapacity(5).attach(pool))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxCapacity (5)")
+                .hasMessageContaining("minCapacity (10)");
+        WorkerPool preAlloc = WorkerPool.builder().name("pre").capacity(4).preAlloc(true).build();
+        this.pools.add(preAlloc);
+        assertThatThrownBy(() -> AdaptiveCapacity.builder().attach(preAlloc))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("preAlloc");
+        assertThatThrownBy(() -> Algorithm.of("tcp")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'tcp'").hasMessageContaining("gradient2, aimd or vegas");
+        assertThat(Algorithm.of(" Vegas ")).isEqualTo(Algorithm.VEGAS);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.adaptive.AdaptiveCapacity;
+import io.github.workerpool.adaptive.Algorithm;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * The adaptive capacity of a pool from {@code pools.instances}, when io.github.workerpool:pool-adaptive
+ * is on the classpath (the starter brings it; the auto-configuration has it as optional). Only
+ * {@link Attached} names its classes, so this class loads without them.
+ *
+ * <p>A manual tune of the capacity while adaptive sizing is on turns it off and keeps the tune,
+ * which becomes the configured capacity; switching it off puts the configured capacity back (see
+ * {@link AdaptiveCapacity}).
+ */
+final class AdaptiveSupport {
+
+    static final String ADAPTIVE_CLASS = "io.github.workerpool.adaptive.AdaptiveCapacity";
+
+    static final String DEPENDENCY = "io.github.workerpool:pool-adaptive";
+
+    private AdaptiveSupport() {
+    }
+
+    /** Whether pool-adaptive is on the classpath. */
+    static boolean isPresent(@Nullable ClassLoader classLoader) {
+        return ClassUtils.isPresent(ADAPTIVE_CLASS, classLoader);
+    }
+
+    /**
+     * Attaches adaptive sizing to a pool, switched on or off as the settings say.
+     * @return its control, or null if the pool cannot change its capacity (pre-alloc)
+     */
+    static @Nullable Control attach(Pool pool, PoolSettings.AdaptiveSettings settings) {
+        if (pool.config().preAlloc()) {
+            return null;
+        }
+        return new Attached(pool, settings);
+    }
+
+    /** What the endpoint and refresh do with a pool's adaptive sizing. */
+    interface Control {
+
+        boolean enabled();
+
+        PoolSettings.AdaptiveSettings settings();
+
+        /** The capacity it set last. */
+        int limit();
+
+        /** The capacity switching it off restores. */
+        int configuredCapacity();
+
+        /** Sets the capacity switching it off restores; while off, tunes the pool to it. */
+        void configuredCapacity(int capacity);
+
+        void enable();
+
+        void disable();
+
+        /**
+         * Applies new settings: the same bounds and algorithm switch it on or off; others make a new
+         * one that starts afresh (from the configured capacity).
+         * @return the control to use from now on
+         */
+        Control apply(PoolSettings.AdaptiveSettings settings);
+    }
+
+    private static final class Attached implements Control {
+
+        private final AdaptiveCapacity adaptive;
+
+        private final PoolSettings.AdaptiveSettings settings;
+
+        Attached(Pool pool, PoolSettings.AdaptiveSettings settings) {
+            this.settings = settings;
+            this.adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.of(settings.algorithm()))
+                .minCapacity(settings.minCapacity()).maxCapacity(settings.maxCapacity())
+                .enabled(settings.enabled()).attach(pool);
+        }
+
+        @Override
+        public boolean enabled() {
+            return this.adaptive.isEnabled();
+        }
+
+        @Override
+        public PoolSettings.AdaptiveSettings settings() {
+            return this.settings;
+        }
+
+        @Override
+        public int limit() {
+            return this.adaptive.limit();
+        }
+
+        @Override
+        public int configuredCapacity() {
+            return this.adaptive.configuredCapacity();
+        }
+
+        @Override
+        public void configuredCapacity(int capacity) {
+            this.adaptive.configuredCapacity(capacity);
+        }
+
+        @Override
+        public void enable() {
+            this.adaptive.enable();
+        }
+
+        @Override
+        public void disable() {
+            this.adaptive.disable();
+        }
+
+        @Override
+        public Control apply(PoolSettings.AdaptiveSettings next) {
+            if (next.sameBounds(this.settings)) {
+                if (next.enabled()) {
+                    this.adaptive.enable();
+                }
+                else {
+                    this.adaptive.disable();
+                }
+                return this;
+            }
+            this.adaptive.close();
+            return new Attached(this.adaptive.pool(), next);
+        }
+    }
+}

@@ -1,0 +1,284 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.github.workerpool.adaptive.AdaptiveCapacity;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.actuate.audit.AuditEvent;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.core.env.MapPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Adaptive capacity from {@code pools.*.adaptive.*}: binding and inheritance, startup checks that
+ * name the property, the endpoint (shown, switched on and off, the interplay with a manual tune),
+ * {@code executor.pool.max}, refresh, and the starter without pool-adaptive.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PoolsAdaptiveTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                PoolsEndpointAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
+                EndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
+                CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withPropertyValues("pools.instances.db.capacity=100", "pools.instances.db.adaptive.enabled=true",
+                "pools.instances.db.adaptive.min-capacity=2", "pools.instances.db.adaptive.max-capacity=64",
+                "pools.instances.db.adaptive.algorithm=Vegas", "pools.instances.mail.capacity=3",
+                "pools.instances.fixed.capacity=2", "pools.instances.fixed.pre-alloc=true",
+                "management.endpoints.web.exposure.include=pools");
+
+    // ---------------------------------------------------------------- properties
+
+    @Test
+    void adaptivePoolFromPropertiesSizesItselfWithinItsBounds() {
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            assertThat(db.adaptive().enabled()).isTrue();
+            assertThat(db.adaptive().settings()).satisfies((s) -> {
+                assertThat(s.algorithm()).isEqualTo("vegas");
+                assertThat(s.minCapacity()).isEqualTo(2);
+                assertThat(s.maxCapacity()).isEqualTo(64);
+            });
+            assertThat(db.capacity()).as("starts from capacity, clamped to max-capacity").isEqualTo(64);
+            assertThat(db.adaptive().configuredCapacity()).isEqualTo(100);
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.adaptive().enabled()).as("off unless enabled").isFalse();
+            assertThat(mail.capacity()).isEqualTo(3);
+            assertThat(context.getBean("fixed", SpringPool.class).adaptive()).as("pre-alloc: fixed capacity").isNull();
+        });
+    }
+
+    @Test
+    void adaptiveOptionsAreInheritedFromDefaults() {
+        this.runner.withPropertyValues("pools.defaults.adaptive.enabled=true", "pools.defaults.adaptive.max-capacity=50",
+                "pools.defaults.adaptive.algorithm=aimd", "pools.defaults.run-timeout=2s",
+                "pools.instances.fixed.adaptive.enabled=false").run((context) -> {
+                    SpringPool mail = context.getBean("mail", SpringPool.class);
+                    assertThat(mail.adaptive().enabled()).isTrue();
+                    assertThat(mail.adaptive().settings().algorithm()).isEqualTo("aimd");
+                    assertThat(mail.adaptive().settings().minCapacity()).isEqualTo(1);
+                    assertThat(mail.adaptive().settings().maxCapacity()).isEqualTo(50);
+                    assertThat(context.getBean("db", SpringPool.class).adaptive().settings().maxCapacity())
+                        .as("the instance's own wins").isEqualTo(64);
+                });
+    }
+
+    @Test
+    void defaultBoundsAreOneTo200() {
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.enabled=true", "pools.instances.mail.capacity=500")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                assertThat(mail.adaptive().settings().algorithm()).isEqualTo("gradient2");
+                assertThat(mail.adaptive().settings().minCapacity()).isEqualTo(1);
+                assertThat(mail.adaptive().settings().maxCapacity()).isEqualTo(200);
+                assertThat(mail.capacity()).isEqualTo(200);
+            });
+    }
+
+    @Test
+    void badAdaptiveValuesFailStartupNamingPropertyValueAndFix() {
+        fails("pools.instances.db.adaptive.min-capacity=0", "pools.instances.db.adaptive.min-capacity", "0",
+                "set it to a number >= 1");
+        fails("pools.instances.db.adaptive.max-capacity=1", "pools.instances.db.adaptive.min-capacity (2)", "1",
+                "set it to a number >= 1 and >= adaptive.min-capacity");
+        fails("pools.instances.db.adaptive.algorithm=tcp", "pools.instances.db.adaptive.algorithm", "tcp",
+                "set it to gradient2, aimd or vegas");
+        fails("pools.instances.db.adaptive.algorithm=aimd", "pools.instances.db.adaptive.algorithm", "aimd",
+                "Set pools.instances.db.run-timeout");
+        fails("pools.instances.fixed.adaptive.enabled=true", "pools.instances.fixed.adaptive.enabled", "true",
+                "Set pools.instances.fixed.pre-alloc to false");
+        fails("pools.defaults.adaptive.min-capacity=-4", "pools.defaults.adaptive.min-capacity", "-4",
+                "set it to a number >= 1");
+        fails("pools.instances.db.adaptive.max-capacity=lots", "pools.instances.db.adaptive.max-capacity", "lots",
+                "adaptive.min-capacity");
+    }
+
+    private void fails(String property, String name, String value, String fix) {
+        this.runner.withPropertyValues(property).run((context) -> {
+            var analysis = PoolsAutoConfigurationTests.analyze(context);
+            assertThat(analysis.getDescription()).as(property).contains(name).contains(value);
+            assertThat(analysis.getAction()).as(property).contains(fix);
+        });
+    }
+
+    @Test
+    void withoutPoolAdaptive_enabledFailsNamingTheDependency_andOtherPoolsHaveNone() {
+        ApplicationContextRunner without = this.runner.withClassLoader(new FilteredClassLoader(AdaptiveCapacity.class));
+        without.run((context) -> {
+            var analysis = PoolsAutoConfigurationTests.analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.instances.db.adaptive.enabled")
+                .contains("io.github.workerpool:pool-adaptive");
+            assertThat(analysis.getAction()).contains("Add the io.github.workerpool:pool-adaptive dependency");
+        });
+        without.withPropertyValues("pools.instances.db.adaptive.enabled=false").run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean("db", SpringPool.class).adaptive()).isNull();
+            PoolsEndpoint.PoolDescriptor db = context.getBean(PoolsEndpoint.class).pool("db");
+            assertThat(db.adaptive()).isNull();
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "db", Map.of(), true))
+                .withMessageContaining("add the io.github.workerpool:pool-adaptive dependency");
+        });
+    }
+
+    // ---------------------------------------------------------------- endpoint
+
+    @Test
+    void endpointShowsWhetherAPoolIsAdaptive_itsBoundsAndLimit() {
+        this.runner.run((context) -> {
+            PoolsEndpoint.PoolsDescriptor all = context.getBean(PoolsEndpoint.class).pools();
+            PoolsEndpoint.AdaptiveDescriptor db = all.pools().get("db").adaptive();
+            assertThat(db).isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(true, "vegas", 2, 64, 64, 100));
+            assertThat(all.pools().get("db").capacity()).isEqualTo(64);
+            assertThat(all.pools().get("mail").adaptive())
+                .isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(false, "gradient2", 1, 200, null, 3));
+            assertThat(all.pools().get("fixed").adaptive()).isNull();
+        });
+    }
+
+    @Test
+    void switchingAdaptiveOffRestoresTheConfiguredCapacity_andOnAgainStartsFromIt(CapturedOutput output) {
+        this.runner.withUserConfiguration(PoolsActuatorAutoConfigurationTests.AuditCapture.class).run((context) -> {
+            PoolsEndpoint.PoolDescriptor off = tune(context, "db", Map.of(), false);
+            assertThat(off.capacity()).isEqualTo(100);
+            assertThat(off.adaptive().enabled()).isFalse();
+            assertThat(off.adaptive().limit()).isNull();
+            PoolsEndpoint.PoolDescriptor on = tune(context, "db", Map.of(), "true");
+            assertThat(on.capacity()).isEqualTo(64);
+            assertThat(on.adaptive().enabled()).isTrue();
+            AuditEvent audit = context.getBean(PoolsActuatorAutoConfigurationTests.AuditCapture.class).events.get(0)
+                .getAuditEvent();
+            assertThat(audit.getData().get("old").toString()).isEqualTo("{adaptive=true}");
+            assertThat(audit.getData().get("new").toString()).isEqualTo("{adaptive=false}");
+            assertThat(output).contains("Pool 'db' tuned by alice: adaptive true -> false");
+        });
+    }
+
+    @Test
+    void aManualCapacityTuneOnAnAdaptivePoolSwitchesAdaptiveOff_andThePoolKeepsIt() {
+        this.runner.run((context) -> {
+            PoolsEndpoint.PoolDescriptor tuned = tune(context, "db", Map.of(PoolOption.CAPACITY, 5), null);
+            assertThat(tuned.capacity()).isEqualTo(5);
+            assertThat(tuned.adaptive().enabled()).isFalse();
+            assertThat(tuned.adaptive().configuredCapacity()).isEqualTo(5);
+            // On again: from the tuned capacity, and off again restores it.
+            assertThat(tune(context, "db", Map.of(), true).capacity()).isEqualTo(5);
+            assertThat(tune(context, "db", Map.of(), false).capacity()).isEqualTo(5);
+        });
+    }
+
+    @Test
+    void capacityWithAdaptiveTrueIsWhereItStartsAndWhatOffRestores() {
+        this.runner.run((context) -> {
+            PoolsEndpoint.PoolDescriptor mail = tune(context, "mail",
+                    Map.of(PoolOption.CAPACITY, 20, PoolOption.NONBLOCKING, true), true);
+            assertThat(mail.adaptive().enabled()).isTrue();
+            assertThat(mail.adaptive().configuredCapacity()).isEqualTo(20);
+            assertThat(mail.capacity()).isEqualTo(20);
+            assertThat(mail.config()).containsEntry("nonblocking", true);
+            PoolsEndpoint.PoolDescriptor db = tune(context, "db", Map.of(PoolOption.CAPACITY, 10), true);
+            assertThat(db.adaptive().enabled()).isTrue();
+            assertThat(db.adaptive().configuredCapacity()).isEqualTo(10);
+            assertThat(db.capacity()).isEqualTo(10);
+            assertThat(tune(context, "db", Map.of(), false).capacity()).isEqualTo(10);
+        });
+    }
+
+    @Test
+    void otherOptionsTunedOnAnAdaptivePoolLeaveItAdaptive() {
+        this.runner.run((context) -> {
+            PoolsEndpoint.PoolDescriptor db = tune(context, "db", Map.of(PoolOption.QUEUE_TIMEOUT, "2s"), null);
+            assertThat(db.adaptive().enabled()).isTrue();
+            assertThat(db.capacity()).isEqualTo(64);
+        });
+    }
+
+    @Test
+    void badAdaptiveFieldsAreA400AndChangeNothing() {
+        this.runner.run((context) -> {
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "db", Map.of(PoolOption.CAPACITY, 7), "maybe"))
+                .withMessageContaining("Cannot tune pool 'db': adaptive must be true or false, but was \"maybe\"");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "db", Map.of(PoolOption.CAPACITY, 0), false))
+                .withMessageContaining("capacity");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "fixed", Map.of(), true))
+                .withMessageContaining("preAlloc");
+            SpringPool db = context.getBean("db", SpringPool.class);
+            assertThat(db.adaptive().enabled()).isTrue();
+            assertThat(db.capacity()).isEqualTo(64);
+        });
+    }
+
+    // ---------------------------------------------------------------- meters, refresh
+
+    @Test
+    void executorPoolMaxFollowsTheLimit() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("executor.pool.max").tag("name", "db").gauge().value()).isEqualTo(64);
+            tune(context, "db", Map.of(), false);
+            // The meters read a snapshot at most 100 ms old.
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> registry.get("executor.pool.max").tag("name", "db").gauge().value() == 100);
+        });
+    }
+
+    @Test
+    void refreshAppliesAdaptiveSettingsLive_andCapacityBecomesTheConfiguredCapacity(CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            refresh(context, Map.of("pools.instances.db.capacity", "30"));
+            assertThat(db.adaptive().enabled()).isTrue();
+            assertThat(db.capacity()).as("adaptive owns the capacity").isEqualTo(64);
+            assertThat(db.adaptive().configuredCapacity()).isEqualTo(30);
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "16"));
+            assertThat(db.adaptive().settings().maxCapacity()).isEqualTo(16);
+            assertThat(db.capacity()).as("a new limit, from the configured capacity").isEqualTo(16);
+            refresh(context, Map.of("pools.instances.db.adaptive.enabled", "false"));
+            assertThat(db.adaptive().enabled()).isFalse();
+            assertThat(db.capacity()).isEqualTo(30);
+            refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "true"));
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.adaptive().enabled()).isTrue();
+            assertThat(output).contains("Pool 'db' refreshed from pools.*: configured capacity 100 -> 30")
+                .contains("adaptive on (vegas [2, 64]) -> on (vegas [2, 16])")
+                .contains("Pool 'mail' refreshed from pools.*: adaptive off (gradient2 [1, 200]) -> on");
+            refresh(context, Map.of("pools.instances.mail.adaptive.algorithm", "aimd"));
+            assertThat(output).contains("Pool 'mail' not refreshed").contains("run-timeout");
+        });
+    }
+
+    private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
+        context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed-" + values, values));
+        context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
+    }
+
+    private static PoolsEndpoint.PoolDescriptor tune(AssertableApplicationContext context, String pool,
+            Map<PoolOption, Object> fields, Object adaptive) {
+        return (PoolsEndpoint.PoolDescriptor) context.getBean(PoolsEndpoint.class).action(pool, "tune", fields, adaptive,
+                "alice");
+    }
+
+}
