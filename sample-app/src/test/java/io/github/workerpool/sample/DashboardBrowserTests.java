@@ -1,9 +1,5 @@
 package io.github.workerpool.sample;
 
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,18 +10,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The dashboard in headless Chromium (Debian's {@code chromium} and {@code chromium-driver}):
@@ -39,41 +31,22 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  */
 class DashboardBrowserTests extends SampleAppTestSupport {
 
-    private static final File CHROMIUM = new File("/usr/bin/chromium");
-
-    private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
-
     private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private HeadlessChromium chromium;
 
     private ChromeDriver browser;
 
-    private Path profile;
-
     @BeforeEach
     void openBrowser() throws Exception {
-        if (!Boolean.getBoolean("sample.requireBrowser")) {
-            assumeThat(CHROMIUM.canExecute() && CHROMEDRIVER.canExecute())
-                    .as("Chromium and ChromeDriver in /usr/bin (apt-get install chromium chromium-driver)").isTrue();
-        }
-        this.profile = Files.createTempDirectory("sample-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        // The flags this machine's closed network needs: no background connections, fresh profile.
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--window-size=1400,1900", "--user-data-dir=" + this.profile);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
-                .usingAnyFreePort().build();
-        this.browser = new ChromeDriver(service, options);
+        this.chromium = HeadlessChromium.open(1400, 1900);
+        this.browser = this.chromium.driver();
     }
 
     @AfterEach
     void closeBrowser() {
-        if (this.browser != null) {
-            this.browser.quit();
-        }
-        if (this.profile != null) {
-            this.profile.toFile().deleteOnExit();
+        if (this.chromium != null) {
+            this.chromium.close();
         }
     }
 
@@ -200,9 +173,6 @@ class DashboardBrowserTests extends SampleAppTestSupport {
     }
 
     private void screenshot() throws Exception {
-        File shot = this.browser.getScreenshotAs(OutputType.FILE);
-        Path target = Path.of("target", "dashboard.png");
-        Files.createDirectories(target.getParent());
-        Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+        this.chromium.screenshot("dashboard.png");
     }
 }

@@ -1,23 +1,15 @@
 package io.github.workerpool.sample;
 
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The dashboard's overload button (static/overload.js) in headless Chromium: it overloads the web
@@ -27,40 +19,20 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  */
 class OverloadButtonBrowserTests extends SampleAppTestSupport {
 
-    private static final File CHROMIUM = new File("/usr/bin/chromium");
-
-    private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+    private HeadlessChromium chromium;
 
     private ChromeDriver browser;
 
-    private Path profile;
-
     @BeforeEach
     void openBrowser() throws Exception {
-        if (!Boolean.getBoolean("sample.requireBrowser")) {
-            assumeThat(CHROMIUM.canExecute() && CHROMEDRIVER.canExecute())
-                .as("Chromium and ChromeDriver in /usr/bin (apt-get install chromium chromium-driver)")
-                .isTrue();
-        }
-        this.profile = Files.createTempDirectory("sample-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--window-size=1400,1600", "--user-data-dir=" + this.profile);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
-            .usingAnyFreePort()
-            .build();
-        this.browser = new ChromeDriver(service, options);
+        this.chromium = HeadlessChromium.open(1400, 1600);
+        this.browser = this.chromium.driver();
     }
 
     @AfterEach
     void closeBrowser() {
-        if (this.browser != null) {
-            this.browser.quit();
-        }
-        if (this.profile != null) {
-            this.profile.toFile().deleteOnExit();
+        if (this.chromium != null) {
+            this.chromium.close();
         }
     }
 
@@ -77,10 +49,7 @@ class OverloadButtonBrowserTests extends SampleAppTestSupport {
             .contains("× HTTP 503")
             .contains("Retry-After: 1 s")
             .containsPattern("served on \\d+ thread\\(s\\): http-\\d+");
-        File shot = this.browser.getScreenshotAs(OutputType.FILE);
-        Path target = Path.of("target", "overload.png");
-        Files.createDirectories(target.getParent());
-        Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+        this.chromium.screenshot("overload.png");
     }
 
 }
