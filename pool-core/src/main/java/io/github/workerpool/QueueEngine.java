@@ -31,7 +31,18 @@ final class QueueEngine extends Engine {
      * Otherwise (a bounded queue is full) the pool's full path makes the caller wait or rejects;
      * a worker that takes a task from a full queue moves the first waiting caller's task in.
      *
-     * Counting: a bounded queue counts its tasks in `queued` (admission needs the number). An
+     * Counting: a bounded queue needs its length for every admission, so it counts it, but not in
+     * one counter that producers and workers both write (that line crossed the cores twice per
+     * task: 0.54-0.69x ThreadPoolExecutor, BENCHMARKS.md "Eighth round"). Producers count the
+     * slots they take in `admitted` (a compare-and-set against the capacity; only producers, and
+     * a worker letting a waiting caller in, write it); workers count the tasks they take, and
+     * anything else that leaves the queue, in `taken` (a LongAdder: a cell per worker, no line
+     * shared with the producers). queued = admitted - taken. A producer checks the capacity
+     * against `takenSeen`, the last `taken` sum any producer read: `taken` only grows, so the
+     * check can only err towards full, and only then does the producer sum `taken` afresh. A
+     * sum read while workers add to it can be low, never high, so admission never goes beyond
+     * the capacity (beyond what the worker letting a waiting caller in adds, as before).
+     * stats() reads `taken` before `admitted`, so queued can read high, never negative. An
      * unbounded queue keeps no shared counter on the producer's side: each submitting thread
      * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
      * other thread writes), the worker that polls a task counts it in its own `polled` field, and
@@ -60,7 +71,9 @@ final class QueueEngine extends Engine {
 
     private final TaskQueue queue;
     private final boolean unbounded;
-    private final AtomicInteger queued = new AtomicInteger();        // bounded: tasks in the queue
+    private final AtomicLong admitted;                               // bounded: slots producers took
+    private volatile long takenSeen;                                 // bounded: a recent taken.sum()
+    private final LongAdder taken;                                   // bounded: tasks that left the queue
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();               // unbounded: highest stats() total
@@ -72,6 +85,8 @@ final class QueueEngine extends Engine {
         this.queue = new TaskQueue(capacity, unbounded);
         this.unbounded = unbounded;
         this.drained = unbounded ? new LongAdder() : null;
+        this.admitted = unbounded ? null : new AtomicLong();
+        this.taken = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
 
@@ -96,22 +111,14 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean hasRoom() {
-        return unbounded || queued.get() < pool.queueCapacity;
+        return unbounded || boundedQueued() < pool.queueCapacity;
     }
 
     @Override
     boolean offer(Object task) {
         WorkerPool p = pool;
-        if (!unbounded) {
-            for (int q; ; ) {
-                q = queued.get();
-                if (q >= p.queueCapacity) {
-                    return false;
-                }
-                if (queued.compareAndSet(q, q + 1)) {
-                    break;
-                }
-            }
+        if (!unbounded && !reserveSlot(p.queueCapacity)) {
+            return false;
         }
         queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {
@@ -129,6 +136,32 @@ final class QueueEngine extends Engine {
             wakeSearcher();
         }
         return true;
+    }
+
+    /**
+     * Takes a slot of a bounded queue of {@code capacity} for the calling producer; false if it is
+     * full. Checks against the last `taken` seen first, and sums `taken` only when that says full.
+     */
+    private boolean reserveSlot(int capacity) {
+        for (;;) {
+            long a = admitted.get();
+            if (a - takenSeen >= capacity) {
+                long t = taken.sum();
+                takenSeen = t; // may replace a newer sum by an older one: that only errs towards full
+                if (a - t >= capacity) {
+                    return false;
+                }
+            }
+            if (admitted.compareAndSet(a, a + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A bounded queue's length: `taken` read first, so it can read high, never below the truth. */
+    private long boundedQueued() {
+        long t = taken.sum();
+        return admitted.get() - t;
     }
 
     /**
@@ -182,7 +215,7 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             drained.increment();
         } else {
-            queued.decrementAndGet();
+            taken.increment();
         }
     }
 
@@ -209,7 +242,7 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             w.addPolled();
         } else {
-            queued.decrementAndGet();
+            taken.increment();
         }
         if (pool.waiting() > 0) {
             pool.lock.lock();
@@ -225,7 +258,7 @@ final class QueueEngine extends Engine {
 
     /** A queue slot is free: move the first waiting caller's task into the queue; under the lock. */
     private boolean admitWaiterLocked() {
-        if (queued.get() >= pool.queueCapacity) {
+        if (boundedQueued() >= pool.queueCapacity) {
             return false;
         }
         return pool.acceptFirstWaiterLocked(this::queueFor);
@@ -233,7 +266,7 @@ final class QueueEngine extends Engine {
 
     /** Queues a waiting caller's task on its own stripe (so its tasks stay in order); under the lock. */
     private void queueFor(Object task, int stripe) {
-        queued.incrementAndGet(); // waiters exist only for a bounded queue
+        admitted.incrementAndGet(); // waiters exist only for a bounded queue
         queue.offer(task, stripe);
     }
 
@@ -309,7 +342,7 @@ final class QueueEngine extends Engine {
     @Override
     int queued() {
         if (!unbounded) {
-            return Math.max(0, queued.get());
+            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, boundedQueued()));
         }
         WorkerPool p = pool;
         long polled;
@@ -417,8 +450,8 @@ final class QueueEngine extends Engine {
         if (searching.get() != 0) {
             problems.add("searching " + searching.get() + " != 0");
         }
-        if (!unbounded && queued.get() != queue.size()) {
-            problems.add("queued counter " + queued.get() + " != tasks in the queue " + queue.size());
+        if (!unbounded && boundedQueued() != queue.size()) {
+            problems.add("queued counter " + boundedQueued() + " != tasks in the queue " + queue.size());
         }
     }
 

@@ -262,6 +262,66 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void queueFull_aCallerThatArrivesLater_waitsBehindOneAlreadyWaiting() throws Exception {
+        // A blocking caller of a full queue spins briefly for a slot before it waits, but only
+        // while nobody waits: a slot that frees goes to the caller waiting first.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        List<String> order = new CopyOnWriteArrayList<>();
+        pool.execute(() -> order.add("queued"));
+        Thread first = start("first", () -> pool.execute(() -> order.add("first")));
+        awaitUntil("first waits", () -> pool.waiting() == 1);
+        Thread second = start("second", () -> pool.execute(() -> order.add("second")));
+        awaitUntil("second waits", () -> pool.waiting() == 2);
+        open(gate);
+        awaitUntil("all ran", () -> order.size() == 3);
+        assertThat(order).containsExactly("queued", "first", "second");
+        first.join(10_000);
+        second.join(10_000);
+    }
+
+    @Test
+    void boundedQueue_holdsExactlyItsCapacity_againstManyProducers() throws Exception {
+        // Producers take slots against a count of the tasks workers took that may be stale (it
+        // only errs towards full): never more than the capacity is accepted while workers are busy.
+        WorkerPool pool = pool(WorkerPool.builder().name("exact").capacity(2).queueCapacity(100).nonblocking(true));
+        for (int round = 0; round < 3; round++) {
+            CountDownLatch gate = occupy(pool, 2);
+            AtomicInteger accepted = new AtomicInteger();
+            AtomicInteger rejected = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> producers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                producers.add(start("producer-" + t, () -> {
+                    hold(go);
+                    for (int i = 0; i < 1_000; i++) {
+                        try {
+                            pool.execute(() -> { });
+                            accepted.incrementAndGet();
+                        } catch (PoolOverloadException e) {
+                            rejected.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            open(go);
+            for (Thread p : producers) {
+                p.join(10_000);
+            }
+            assertThat(accepted.get()).isEqualTo(100);
+            assertThat(rejected.get()).isEqualTo(3_900);
+            assertThat(pool.queued()).isEqualTo(100);
+            open(gate);
+            awaitUntil("drained", () -> pool.queued() == 0 && pool.running() == 0);
+        }
+        PoolStats s = pool.stats();
+        assertThat(s.completed()).isEqualTo(3 * 102L);
+        assertThat(s.rejected()).isEqualTo(3 * 3_900L);
+    }
+
+    @Test
     void tuneUp_letsWaitingCallersIn_atOnce() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1));
         CountDownLatch gate = gate();
