@@ -4,6 +4,7 @@
 #
 #   pool-benchmarks/matrix17.sh            build the jar, run everything, print the ratio tables
 #   pool-benchmarks/matrix17.sh --report results/matrix17-DATE   print the tables of an earlier run again
+#   pool-benchmarks/matrix17.sh --smoke    every part once, tiny (a minute or two): checks the commands, not the numbers
 #
 # What it runs (JMH JSON of each part in pool-benchmarks/results/matrix17-DATE/):
 #   queue-modes.json  QueueModesBenchmark: tiny tasks, WorkerPool vs the TPE with the same semantics, for
@@ -73,11 +74,12 @@ for r in load("scrape.json"):
     scr.setdefault(r["benchmark"].rsplit(".", 1)[-1], {})[int(r["params"]["queued"])] = r["primaryMetric"]["score"]
 if scr:
     print("\n## Scrape with 10^6 tasks queued vs none (target: the same cost)\n")
-    print("| what | empty queue us | 10^6 queued us | ratio |")
-    print("|---|---:|---:|---:|")
+    print("| what | queued | us per call, empty queue | us per call, queued | ratio |")
+    print("|---|---:|---:|---:|---:|")
     for m, v in scr.items():
-        if 0 in v and 1000000 in v:
-            print(f"| {m} | {v[0]:.3g} | {v[1000000]:.3g} | {v[1000000] / v[0]:.2f} |")
+        lo, hi = min(v), max(v)
+        if lo != hi:
+            print(f"| {m} | {hi:,} | {v[lo]:.3g} | {v[hi]:.3g} | {v[hi] / v[lo]:.2f} |")
 ants = load("ants.json")
 if ants:
     print("\n## Ants workload (10^6 x 10 ms, capacity 10,000)\n")
@@ -101,6 +103,19 @@ if [[ "${1:-}" == "--report" ]]; then
   exit 0
 fi
 
+qm=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
+spring=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
+scrape=(-f 2)
+ants=(-f 2)
+limits=(-f 4 -wi 2 -w 1s -i 3 -r 1s)
+if [[ "${1:-}" == "--smoke" ]]; then
+  one=(-f 1 -wi 0 -i 1 -r 200ms)
+  qm=("${one[@]}" -p config=unbounded,block-100,abort-100 -p n=2 -p producers=1)
+  spring=("${one[@]}" -p producers=1)
+  scrape=(-f 1 -wi 0 -i 1 -r 1s -p queued=0,1000)
+  ants=(-f 1 -p tasks=2000 -p capacity=100 -p sleepMs=1)
+  limits=("${one[@]}")
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (run this on a quiet machine)" >&2
 (cd "$root" && ./mvnw -q -pl pool-benchmarks -am package -DskipTests)
 jar="$here/target/benchmarks.jar"
@@ -108,11 +123,11 @@ out="$here/results/matrix17-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 "$java" -version 2>&1 | head -1 | tee "$out/java.txt"
 prof=(-prof gc -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
-"$java" -jar "$jar" QueueModesBenchmark -f 3 -wi 2 -w 1s -i 3 -r 1s "${prof[@]}" -rf json -rff "$out/queue-modes.json"
-"$java" -jar "$jar" SpringLayerBenchmark -f 3 -wi 2 -w 1s -i 3 -r 1s "${prof[@]}" -rf json -rff "$out/spring.json"
-"$java" -jar "$jar" ScrapeBenchmark -f 2 -prof gc -rf json -rff "$out/scrape.json"
+"$java" -jar "$jar" QueueModesBenchmark "${qm[@]}" "${prof[@]}" -rf json -rff "$out/queue-modes.json"
+"$java" -jar "$jar" SpringLayerBenchmark "${spring[@]}" "${prof[@]}" -rf json -rff "$out/spring.json"
+"$java" -jar "$jar" ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
 "$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-handoff,WorkerPool-virtual-queue,VT-semaphore \
-    -f 2 -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants.json"
-"$java" -jar "$jar" 'SpinPairs|PingPong' -f 4 -wi 2 -w 1s -i 3 -r 1s -rf json -rff "$out/limits.json"
+    "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants.json"
+"$java" -jar "$jar" 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
 report "$out" | tee "$out/report.md"
 echo "results: $out" >&2
