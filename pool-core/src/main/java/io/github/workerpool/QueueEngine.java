@@ -37,8 +37,9 @@ final class QueueEngine extends Engine {
      * slots they take in `admitted` (a compare-and-set against the capacity; only producers, and
      * a worker letting a waiting caller in, write it); workers count the tasks they take, and
      * anything else that leaves the queue, in `taken` (a LongAdder: workers spread over its cells
-     * once they contend; no line shared with the producers). queued = admitted - taken. A producer checks the capacity
-     * against `takenSeen`, the last `taken` sum any producer read: `taken` only grows, so the
+     * once they contend; no line shared with the producers). queued = admitted - taken. A
+     * producer checks the capacity against `takenSeen`, the last `taken` sum any producer read:
+     * `taken` only grows, so the
      * check can only err towards full, and only then does the producer sum `taken` afresh. A
      * sum read while workers add to it can be low, never high, so admission never goes beyond
      * the capacity (beyond what the worker letting a waiting caller in adds, as before).
