@@ -39,10 +39,10 @@ final class QueueEngine extends Engine {
      * anything else that leaves the queue, in `taken` (a LongAdder: workers spread over its cells
      * once they contend; no line shared with the producers). queued = admitted - taken. A
      * producer checks the capacity against `takenSeen`, the last `taken` sum any producer read:
-     * `taken` only grows, so the
-     * check can only err towards full, and only then does the producer sum `taken` afresh. A
-     * sum read while workers add to it can be low, never high, so admission never goes beyond
-     * the capacity (beyond what the worker letting a waiting caller in adds, as before).
+     * `taken` only grows, so the check can only err towards full, and only then does the
+     * producer sum `taken` afresh. A sum read while workers add to it can be low, never high, so
+     * admission never goes beyond the capacity (beyond what the worker letting a waiting caller
+     * in adds, as before).
      * stats() reads `taken` before `admitted`, so queued can read high, never negative. An
      * unbounded queue keeps no shared counter on the producer's side: each submitting thread
      * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
