@@ -11,6 +11,8 @@
 #
 # On a 2-vCPU VM, scores of the same build move 20-40% between forks: compare means over several
 # forks and rounds, and trust only differences larger than that spread (BENCHMARKS.md, "Noise").
+# With -prof io.github.workerpool.benchmarks.CpuTimeProfiler it also prints each build's mean CPU
+# nanoseconds per operation, steadier than throughput on a machine shared with other work.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -65,7 +67,11 @@ for label in "AB":
             params = " ".join(f"{k}={v}" for k, v in sorted(res.get("params", {}).items()))
             key = (res["benchmark"].rsplit(".", 2)[-2], params)
             m = res["primaryMetric"]
-            cases.setdefault(key, {"unit": m["scoreUnit"], "A": [], "B": []})[label].append(m["score"])
+            c = cases.setdefault(key, {"unit": m["scoreUnit"], "A": [], "B": [], "cpuA": [], "cpuB": []})
+            c[label].append(m["score"])
+            cpu = res.get("secondaryMetrics", {}).get("cpu.per.op")
+            if cpu:
+                c["cpu" + label].append(cpu["score"])
 print(f"A = {names['A']}, B = {names['B']}, {rounds} round(s), alternating")
 for (bench, params), c in cases.items():
     mean = {l: sum(c[l]) / len(c[l]) for l in "AB" if c[l]}
@@ -76,4 +82,7 @@ for (bench, params), c in cases.items():
     print(f"  A: {fmt(c['A'])}  mean {mean['A']:.4g}")
     print(f"  B: {fmt(c['B'])}  mean {mean['B']:.4g}")
     print(f"  B / A = {mean['B'] / mean['A']:.3f}")
+    if c["cpuA"] and c["cpuB"]:
+        ca, cb = sum(c["cpuA"]) / len(c["cpuA"]), sum(c["cpuB"]) / len(c["cpuB"])
+        print(f"  CPU per op: A {ca:.0f} ns, B {cb:.0f} ns, B / A = {cb / ca:.3f}")
 PY

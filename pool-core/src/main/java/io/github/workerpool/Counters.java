@@ -10,8 +10,9 @@ final class Counters {
     /*
      * Where each total is kept, so that the per-task path touches as little shared state as it can:
      *   - submitted: a LongAdder bumped on the submitting path, except for tasks that enter an
-     *     unbounded queue, which the queue engine counts by their being in the queue and, once
-     *     taken, in the worker's own `polled` field (Engine.submittedTotal puts them together).
+     *     unbounded queue, which the queue engine counts in a cell per submitting thread
+     *     (OfferCounts; Engine.submittedTotal puts them together); once taken, the worker counts
+     *     them in its own `polled` field, which gives the queue's length.
      *   - rejected, and cancelled tasks returned by shutdownNow (`returned`): LongAdders, bumped
      *     off the hot path.
      *   - completed, failed, cancelled-before-start: fields of each Worker, written only by its

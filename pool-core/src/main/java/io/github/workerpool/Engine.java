@@ -44,6 +44,12 @@ abstract class Engine {
     /** Tasks queued now. */
     abstract int queued();
 
+    /**
+     * Tasks queued now, given the tasks workers have taken from an unbounded queue so far
+     * ({@code polled}, read under the lock before this call); constant time.
+     */
+    abstract int queuedGivenPolled(long polled);
+
     /** Tasks queued now, counted only as far as {@code limit} (for callers that hold the lock). */
     abstract int queuedAtMost(int limit);
 

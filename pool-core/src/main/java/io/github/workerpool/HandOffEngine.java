@@ -149,6 +149,11 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
+    int queuedGivenPolled(long polled) {
+        return 0;
+    }
+
+    @Override
     int queuedAtMost(int limit) {
         return 0;
     }

@@ -86,7 +86,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         try {
             for (int i = 0; i < size; i++) {
                 // The builder's listeners are added below, to be told of the multi-pool.
-                pools[i] = new WorkerPool(settings.named(base + "-" + i, loadBalancing == LoadBalancing.LEAST_TASKS)
+                pools[i] = new WorkerPool(settings.named(base + "-" + i)
                         .withoutListeners(), null, null);
             }
         } catch (RuntimeException e) {

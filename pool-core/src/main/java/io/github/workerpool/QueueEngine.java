@@ -31,15 +31,31 @@ final class QueueEngine extends Engine {
      * Otherwise (a bounded queue is full) the pool's full path makes the caller wait or rejects;
      * a worker that takes a task from a full queue moves the first waiting caller's task in.
      *
-     * Counting: a bounded queue counts its tasks in `queued` (admission needs the number). An
-     * unbounded queue keeps no counter on the producer's side: a task in it is counted by being
-     * there (queued() walks the queue), and once polled by the worker's own `polled` field; the
-     * pool's `submitted` counts only what did not enter the queue (or left it without a worker:
-     * uncount). A counter that both sides update per task moves a cache line across cores twice
-     * per task. MultiPool's least-tasks balancing reads queued() per task, so its pools count
-     * `enqueued` (Settings.countQueued). stats() reads polled and submitted before it walks the
-     * queue, so a task moving meanwhile can be missed, never counted twice; the total keeps its
-     * highest value (submittedHigh), so it never goes down and is exact when the pool is quiet.
+     * Counting: a bounded queue needs its length for every admission, so it counts it, but not in
+     * one counter that producers and workers both write (that line crossed the cores twice per
+     * task: 0.54-0.69x ThreadPoolExecutor, BENCHMARKS.md "Eighth round"). Producers count the
+     * slots they take in `admitted` (a compare-and-set against the capacity; only producers, and
+     * a worker letting a waiting caller in, write it); workers count the tasks they take, and
+     * anything else that leaves the queue, in `taken` (a LongAdder: workers spread over its cells
+     * once they contend; no line shared with the producers). queued = admitted - taken. A
+     * producer checks the capacity against `takenSeen`, the last `taken` sum any producer read:
+     * `taken` only grows, so the check can only err towards full, and only then does the
+     * producer sum `taken` afresh. A sum read while workers add to it can be low, never high, so
+     * admission never goes beyond the capacity (beyond what the worker letting a waiting caller
+     * in adds, as before).
+     * stats() reads `taken` before `admitted`, so queued can read high, never negative. An
+     * unbounded queue keeps no shared counter on the producer's side: each submitting thread
+     * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
+     * other thread writes), the worker that polls a task counts it in its own `polled` field, and
+     * a task taken out without a worker (shutdownNow, a producer losing a race with shutdown) in
+     * `drained`. queued = offered - polled - drained, in time independent of the queue's length
+     * (a scrape with 10^6 tasks queued used to walk them: ~5 ms per stats()). A counter that both
+     * sides update per task moves a cache line across cores twice per task; a cell per producer
+     * stays in its producer's cache. The pool's `submitted` counts only what did not enter the
+     * queue; submittedTotal adds `offered`. The producer counts before it offers and stats()
+     * reads polled (under the lock), then drained, then offered, so a task in flight can make
+     * queued read high, never negative, and the total keeps its highest value (submittedHigh), so
+     * it never goes down; both are exact when the pool is quiet.
      *
      * Races that must not lose a task:
      *   - A task is queued just as the last worker goes idle. The producer offers, then reads
@@ -56,18 +72,22 @@ final class QueueEngine extends Engine {
 
     private final TaskQueue queue;
     private final boolean unbounded;
-    private final AtomicInteger queued = new AtomicInteger();        // bounded: tasks in the queue
-    private final LongAdder enqueued;                                // unbounded, if counted: tasks ever put in
+    private final AtomicLong admitted;                               // bounded: slots producers took
+    private volatile long takenSeen;                                 // bounded: a recent taken.sum()
+    private final LongAdder taken;                                   // bounded: tasks that left the queue
+    private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();               // unbounded: highest stats() total
     private final AtomicInteger searching = new AtomicInteger();
     private final int maxSearching;
 
-    QueueEngine(WorkerPool pool, int capacity, boolean unbounded, boolean countQueued) {
+    QueueEngine(WorkerPool pool, int capacity, boolean unbounded) {
         super(pool);
-        this.queue = new TaskQueue(capacity);
+        this.queue = new TaskQueue(capacity, unbounded);
         this.unbounded = unbounded;
-        this.enqueued = unbounded && countQueued ? new LongAdder() : null;
+        this.drained = unbounded ? new LongAdder() : null;
+        this.admitted = unbounded ? null : new AtomicLong();
+        this.taken = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
 
@@ -92,27 +112,16 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean hasRoom() {
-        return unbounded || queued.get() < pool.queueCapacity;
+        return unbounded || boundedQueued() < pool.queueCapacity;
     }
 
     @Override
     boolean offer(Object task) {
         WorkerPool p = pool;
-        if (!unbounded) {
-            for (int q; ; ) {
-                q = queued.get();
-                if (q >= p.queueCapacity) {
-                    return false;
-                }
-                if (queued.compareAndSet(q, q + 1)) {
-                    break;
-                }
-            }
+        if (!unbounded && !reserveSlot(p.queueCapacity)) {
+            return false;
         }
-        queue.offer(task);
-        if (enqueued != null) {
-            enqueued.increment();
-        }
+        queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {
             if (queue.remove(task)) {
                 uncount();
@@ -128,6 +137,32 @@ final class QueueEngine extends Engine {
             wakeSearcher();
         }
         return true;
+    }
+
+    /**
+     * Takes a slot of a bounded queue of {@code capacity} for the calling producer; false if it is
+     * full. Checks against the last `taken` seen first, and sums `taken` only when that says full.
+     */
+    private boolean reserveSlot(int capacity) {
+        for (;;) {
+            long a = admitted.get();
+            if (a - takenSeen >= capacity) {
+                long t = taken.sum();
+                takenSeen = t; // may replace a newer sum by an older one: that only errs towards full
+                if (a - t >= capacity) {
+                    return false;
+                }
+            }
+            if (admitted.compareAndSet(a, a + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A bounded queue's length: `taken` read first, so it can read high, never below the truth. */
+    private long boundedQueued() {
+        long t = taken.sum();
+        return admitted.get() - t;
     }
 
     /**
@@ -174,17 +209,14 @@ final class QueueEngine extends Engine {
 
     /**
      * Accounts for a task that left the queue without being polled by a worker (shutdownNow, or
-     * taken back by its producer); under the lock or not. An unbounded queue's task was counted
-     * as submitted only by being in the queue, so it is counted now.
+     * taken back by its producer); under the lock or not. An unbounded queue's task stays counted
+     * as submitted by its offer.
      */
     private void uncount() {
         if (unbounded) {
-            pool.counters.submitted.increment();
-            if (enqueued != null) {
-                enqueued.decrement();
-            }
+            drained.increment();
         } else {
-            queued.decrementAndGet();
+            taken.increment();
         }
     }
 
@@ -211,7 +243,7 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             w.addPolled();
         } else {
-            queued.decrementAndGet();
+            taken.increment();
         }
         if (pool.waiting() > 0) {
             pool.lock.lock();
@@ -227,7 +259,7 @@ final class QueueEngine extends Engine {
 
     /** A queue slot is free: move the first waiting caller's task into the queue; under the lock. */
     private boolean admitWaiterLocked() {
-        if (queued.get() >= pool.queueCapacity) {
+        if (boundedQueued() >= pool.queueCapacity) {
             return false;
         }
         return pool.acceptFirstWaiterLocked(this::queueFor);
@@ -235,7 +267,7 @@ final class QueueEngine extends Engine {
 
     /** Queues a waiting caller's task on its own stripe (so its tasks stay in order); under the lock. */
     private void queueFor(Object task, int stripe) {
-        queued.incrementAndGet(); // waiters exist only for a bounded queue
+        admitted.incrementAndGet(); // waiters exist only for a bounded queue
         queue.offer(task, stripe);
     }
 
@@ -305,30 +337,38 @@ final class QueueEngine extends Engine {
     }
 
     /**
-     * Tasks in the queue. An unbounded queue keeps no count on the submitting path, so for one
-     * this walks the queue (time proportional to its length) unless the pool counts enqueued tasks.
+     * Tasks in the queue. An unbounded queue derives it from the offers, polls and drains
+     * counted (see the notes), which needs the live workers' poll counts, read under the lock.
      */
     @Override
     int queued() {
         if (!unbounded) {
-            return Math.max(0, queued.get());
-        }
-        if (enqueued == null) {
-            return queue.size();
+            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, boundedQueued()));
         }
         WorkerPool p = pool;
+        long polled;
         p.lock.lock();
         try {
-            long n = enqueued.sum() - retiredPolled - p.polledByWorkersLocked();
-            return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
+            polled = retiredPolled + p.polledByWorkersLocked();
         } finally {
             p.lock.unlock();
         }
+        return queuedGivenPolled(polled);
+    }
+
+    @Override
+    int queuedGivenPolled(long polled) {
+        if (!unbounded) {
+            return queued();
+        }
+        long d = drained.sum();   // after polled: see the notes on the order
+        long n = queue.offered() - polled - d;
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
     }
 
     @Override
     int queuedAtMost(int limit) {
-        return unbounded && enqueued == null ? queue.sizeAtMost(limit) : Math.min(limit, queued());
+        return Math.min(limit, queued());
     }
 
     @Override
@@ -393,7 +433,7 @@ final class QueueEngine extends Engine {
         if (!unbounded) {
             return submittedCounter;
         }
-        return submittedHigh.accumulateAndGet(submittedCounter + polled + queuedNow, Math::max);
+        return submittedHigh.accumulateAndGet(submittedCounter + queue.offered(), Math::max);
     }
 
     @Override
@@ -411,8 +451,8 @@ final class QueueEngine extends Engine {
         if (searching.get() != 0) {
             problems.add("searching " + searching.get() + " != 0");
         }
-        if (!unbounded && queued.get() != queue.size()) {
-            problems.add("queued counter " + queued.get() + " != tasks in the queue " + queue.size());
+        if (!unbounded && boundedQueued() != queue.size()) {
+            problems.add("queued counter " + boundedQueued() + " != tasks in the queue " + queue.size());
         }
     }
 

@@ -39,6 +39,7 @@ final class TaskQueue {
 
     private final ConcurrentLinkedQueue<Object>[] stripes;
     private final int mask;
+    private final OfferCounts offers; // null: offers are not counted here (a bounded queue counts them itself)
     private final int[] homed; // live workers per home stripe; guarded by the pool's lock
 
     /**
@@ -47,11 +48,23 @@ final class TaskQueue {
      * @param capacity the pool's capacity, or -1 for unbounded
      */
     TaskQueue(int capacity) {
-        this(capacity, Runtime.getRuntime().availableProcessors());
+        this(capacity, Runtime.getRuntime().availableProcessors(), false);
+    }
+
+    /**
+     * @param countOffers whether {@link #offer(Object)} counts each offer per submitting thread
+     *        ({@link #offered()}), for an unbounded queue's length in constant time
+     */
+    TaskQueue(int capacity, boolean countOffers) {
+        this(capacity, Runtime.getRuntime().availableProcessors(), countOffers);
+    }
+
+    TaskQueue(int capacity, int cpus) {
+        this(capacity, cpus, false);
     }
 
     @SuppressWarnings("unchecked")
-    TaskQueue(int capacity, int cpus) {
+    TaskQueue(int capacity, int cpus, boolean countOffers) {
         int limit = Math.min(MAX_STRIPES, cpus);
         if (capacity > 0) {
             limit = Math.min(limit, capacity);
@@ -63,6 +76,7 @@ final class TaskQueue {
         }
         mask = n - 1;
         homed = new int[n];
+        offers = countOffers ? new OfferCounts() : null;
     }
 
     /** Gives a new worker the home stripe with the fewest live workers; under the pool's lock. */
@@ -82,9 +96,28 @@ final class TaskQueue {
         homed[w.home]--;
     }
 
-    /** Queues the task on the calling thread's stripe. */
+    /**
+     * Queues the task on the calling thread's stripe; counts it first if this queue counts offers,
+     * so that a task a worker has taken (and counted) is always in {@link #offered()} too.
+     */
     void offer(Object task) {
-        stripes[stripeOfThisThread()].offer(task);
+        if (offers == null) {
+            stripes[stripeOfThisThread()].offer(task);
+            return;
+        }
+        int producer = PRODUCER.get();
+        offers.increment(producer);
+        stripes[producer & mask].offer(task);
+    }
+
+    /** Tasks ever offered by {@link #offer(Object)}, if this queue counts them (else 0). */
+    long offered() {
+        return offers == null ? 0 : offers.sum();
+    }
+
+    /** The calling thread's producer number: its stripe, modulo the stripe count, and its offer-count cell. */
+    static int producerOfThisThread() {
+        return PRODUCER.get();
     }
 
     /** Queues a task for another thread, on the stripe it had from {@link #stripeOfThisThread()}. */

@@ -196,7 +196,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         this.clock = settings.clock() != null ? settings.clock() : System::nanoTime;
         this.idle = preAlloc ? preAllocRing(c.capacity(), name) : new IdleWorkers.Stack();
         this.engine = c.queueCapacity() > 0
-                ? new QueueEngine(this, c.capacity(), c.unboundedQueue(), settings.countQueued())
+                ? new QueueEngine(this, c.capacity(), c.unboundedQueue())
                 : new HandOffEngine(this);
         this.countsOnSubmit = engine.countsOnSubmit();
         for (PoolListener l : settings.listeners()) {
@@ -1288,10 +1288,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Tasks accepted into the queue and not yet taken by a worker. An unbounded queue keeps no
-     * count on the submitting path (a shared counter there costs a third of the throughput), so
-     * for one this counts the queue, in time proportional to its length, like
-     * {@link java.util.concurrent.ConcurrentLinkedQueue#size()}: it is meant for monitoring, not
-     * for a per-task decision.
+     * shared count on the submitting path (a shared counter there costs a third of the
+     * throughput): each submitting thread counts its own offers and each worker its own polls,
+     * and this adds them up, in time that does not depend on the queue's length (it takes the
+     * pool's lock and reads every live worker's count). While tasks move it is approximate;
+     * it is exact when the pool is quiet.
      */
     @Override
     public int queued() {
@@ -1326,11 +1327,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         } finally {
             lock.unlock();
         }
-        // Counted after the lock is released: an unbounded queue is counted by walking it. Read in
-        // this order (polled and submitted first, then the queue), a task moving out of the queue
-        // meanwhile can be missed but never counted twice, so the total only errs low; keeping the
-        // highest total seen makes it never go down, and it is exact whenever the pool is quiet.
-        int queuedNow = queued();
+        // An unbounded queue's length is its offers less the polls read above and the drains, read
+        // after them (QueueEngine's notes): constant time, whatever the queue holds.
+        int queuedNow = engine.queuedGivenPolled(finished.polled());
         long submittedTotal = engine.submittedTotal(submittedNow, finished.polled(), queuedNow);
         return new PoolStats(name, cap, running, idleNow, waiting, queuedNow, submittedTotal, finished.completed(),
                 finished.failed(), counters.rejected.sum(), finished.cancelled(), counters.queueTimeouts.sum(),
@@ -1472,18 +1471,17 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      */
     record Settings(PoolConfig config, ThreadFactory threadFactory, Consumer<Throwable> panicHandler,
             UnaryOperator<Runnable> taskDecorator, List<PoolListener> listeners, long spinNanos,
-            LongSupplier clock, boolean countQueued) {
+            LongSupplier clock) {
 
         /** The same settings without listeners. */
         Settings withoutListeners() {
-            return new Settings(config, threadFactory, panicHandler, taskDecorator, List.of(), spinNanos, clock,
-                    countQueued);
+            return new Settings(config, threadFactory, panicHandler, taskDecorator, List.of(), spinNanos, clock);
         }
 
         /** The same settings for a pool of another name (MultiPool's sub-pools). */
-        Settings named(String name, boolean countQueued) {
+        Settings named(String name) {
             return new Settings(config.withName(name), threadFactory, panicHandler, taskDecorator, listeners,
-                    spinNanos, clock, countQueued);
+                    spinNanos, clock);
         }
     }
 
@@ -1649,7 +1647,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
             config.checkWhole();
             return new Settings(config, threadFactory, panicHandler, taskDecorator, List.copyOf(listeners),
-                    spinNanos, clock, false);
+                    spinNanos, clock);
         }
 
         /**

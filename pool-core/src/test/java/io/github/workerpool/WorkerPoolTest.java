@@ -262,6 +262,66 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void queueFull_aCallerThatArrivesLater_waitsBehindOneAlreadyWaiting() throws Exception {
+        // A blocking caller of a full queue spins briefly for a slot before it waits, but only
+        // while nobody waits: a slot that frees goes to the caller waiting first.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(1));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        List<String> order = new CopyOnWriteArrayList<>();
+        pool.execute(() -> order.add("queued"));
+        Thread first = start("first", () -> pool.execute(() -> order.add("first")));
+        awaitUntil("first waits", () -> pool.waiting() == 1);
+        Thread second = start("second", () -> pool.execute(() -> order.add("second")));
+        awaitUntil("second waits", () -> pool.waiting() == 2);
+        open(gate);
+        awaitUntil("all ran", () -> order.size() == 3);
+        assertThat(order).containsExactly("queued", "first", "second");
+        first.join(10_000);
+        second.join(10_000);
+    }
+
+    @Test
+    void boundedQueue_holdsExactlyItsCapacity_againstManyProducers() throws Exception {
+        // Producers take slots against a count of the tasks workers took that may be stale (it
+        // only errs towards full): never more than the capacity is accepted while workers are busy.
+        WorkerPool pool = pool(WorkerPool.builder().name("exact").capacity(2).queueCapacity(100).nonblocking(true));
+        for (int round = 0; round < 3; round++) {
+            CountDownLatch gate = occupy(pool, 2);
+            AtomicInteger accepted = new AtomicInteger();
+            AtomicInteger rejected = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> producers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                producers.add(start("producer-" + t, () -> {
+                    hold(go);
+                    for (int i = 0; i < 1_000; i++) {
+                        try {
+                            pool.execute(() -> { });
+                            accepted.incrementAndGet();
+                        } catch (PoolOverloadException e) {
+                            rejected.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            open(go);
+            for (Thread p : producers) {
+                p.join(10_000);
+            }
+            assertThat(accepted.get()).isEqualTo(100);
+            assertThat(rejected.get()).isEqualTo(3_900);
+            assertThat(pool.queued()).isEqualTo(100);
+            open(gate);
+            awaitUntil("drained", () -> pool.queued() == 0 && pool.running() == 0);
+        }
+        PoolStats s = pool.stats();
+        assertThat(s.completed()).isEqualTo(3 * 102L);
+        assertThat(s.rejected()).isEqualTo(3 * 3_900L);
+    }
+
+    @Test
     void tuneUp_letsWaitingCallersIn_atOnce() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1));
         CountDownLatch gate = gate();
@@ -614,8 +674,8 @@ class WorkerPoolTest extends PoolTestSupport {
 
     @Test
     void unboundedQueue_submittedNeverGoesDown_whileWorkersDrainIt() throws Exception {
-        // stats() counts an unbounded queue by walking it while workers take tasks out: a task
-        // taken behind the walk is in neither count, so without care the total dips mid-drain.
+        // stats() reads an unbounded queue's counts (offers, polls) while workers take tasks out:
+        // read in the wrong order, a task taken meanwhile is in neither, and the total dips mid-drain.
         WorkerPool pool = pool(WorkerPool.builder().name("drain").capacity(2).queueCapacity(Integer.MAX_VALUE));
         CountDownLatch gate = occupy(pool, 2);
         int tasks = 300_000;
@@ -634,6 +694,55 @@ class WorkerPoolTest extends PoolTestSupport {
         awaitUntil("quiet", () -> pool.running() == 0);
         assertThat(pool.stats().submitted()).isEqualTo(expected);
         assertThat(pool.stats().completed()).isEqualTo(expected);
+    }
+
+    @Test
+    void unboundedQueue_countsTheOffersOfMoreThreadsThanItHasCells_andOfThreadsThatEnded() throws Exception {
+        // Each submitting thread counts its offers in a cell of its own (OfferCounts); 100 threads
+        // are more than the 64 cells, so some share the fallback counter, and the threads end
+        // one after another, so later ones take over ended threads' cells, counts and all.
+        WorkerPool pool = pool(WorkerPool.builder().name("cells").capacity(2).queueCapacity(Integer.MAX_VALUE));
+        CountDownLatch gate = occupy(pool, 2);
+        int threads = 100;
+        int each = 1_000;
+        List<Thread> producers = new ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        for (int t = 0; t < threads; t++) {
+            Thread p = new Thread(() -> {
+                hold(go);
+                for (int i = 0; i < each; i++) {
+                    pool.execute(() -> { });
+                }
+            });
+            producers.add(p);
+            p.start();
+            if (t % 10 == 9) {
+                open(go); // later threads start while earlier ones run or have ended
+            }
+        }
+        for (Thread p : producers) {
+            p.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(p.isAlive()).isFalse();
+        }
+        // A second wave after the first ended: its threads reclaim the ended threads' cells.
+        Thread late = new Thread(() -> {
+            for (int i = 0; i < each; i++) {
+                pool.execute(() -> { });
+            }
+        });
+        late.start();
+        late.join(TimeUnit.SECONDS.toMillis(30));
+        int queued = (threads + 1) * each;
+        assertThat(pool.queued()).isEqualTo(queued);
+        PoolStats s = pool.stats();
+        assertThat(s.queued()).isEqualTo(queued);
+        assertThat(s.submitted()).isEqualTo(queued + 2L);
+        open(gate);
+        awaitUntil("quiet", () -> pool.running() == 0 && pool.queued() == 0);
+        s = pool.stats();
+        assertThat(s.queued()).isZero();
+        assertThat(s.submitted()).isEqualTo(queued + 2L);
+        assertThat(s.completed()).isEqualTo(queued + 2L);
     }
 
     @Test

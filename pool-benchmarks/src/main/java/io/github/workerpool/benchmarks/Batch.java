@@ -2,8 +2,10 @@ package io.github.workerpool.benchmarks;
 
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.infra.Blackhole;
 
@@ -26,15 +28,26 @@ final class Batch implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile Thread waiter;
     private final Runnable task;
+    private final boolean countRejections;
+    private final LongAdder rejected = new LongAdder();
 
-    @SuppressWarnings("unchecked")
     Batch(Target target, int producers, long workTokens) {
+        this(target, producers, workTokens, false);
+    }
+
+    /**
+     * @param countRejections whether a rejected task is counted ({@link #takeRejected()}) and the
+     *        batch goes on, instead of failing it (for executors that reject when full)
+     */
+    @SuppressWarnings("unchecked")
+    Batch(Target target, int producers, long workTokens, boolean countRejections) {
         if (producers < 1) {
             throw new IllegalArgumentException("producers must be at least 1, but was " + producers);
         }
         this.target = target;
         this.producers = producers;
         this.workTokens = workTokens;
+        this.countRejections = countRejections;
         this.task = () -> {
             if (this.workTokens > 0) {
                 Blackhole.consumeCPU(this.workTokens);
@@ -84,11 +97,40 @@ final class Batch implements AutoCloseable {
     }
 
     private void submit(int n) throws Exception {
+        if (countRejections) {
+            submitCountingRejections(n);
+            return;
+        }
         Runnable t = task;
         Target target = this.target;
         for (int i = 0; i < n; i++) {
             target.submit(t);
         }
+    }
+
+    /** Like submit, but a rejected task is counted as done and counted in {@link #takeRejected()}. */
+    private void submitCountingRejections(int n) throws Exception {
+        Runnable t = task;
+        Target target = this.target;
+        int refused = 0;
+        for (int i = 0; i < n; i++) {
+            try {
+                target.submit(t);
+            } catch (RejectedExecutionException e) {
+                refused++;
+            }
+        }
+        if (refused > 0) {
+            rejected.add(refused);
+            if (remaining.addAndGet(-refused) == 0) {
+                LockSupport.unpark(waiter);
+            }
+        }
+    }
+
+    /** Tasks rejected so far (with countRejections), and resets the count. */
+    long takeRejected() {
+        return rejected.sumThenReset();
     }
 
     @Override

@@ -69,6 +69,70 @@ class BenchmarksSmokeTest {
     }
 
     @TestFactory
+    Stream<DynamicTest> queueModes() throws Exception {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String config : Arrays.asList(QueueModesBenchmark.class.getField("config").getAnnotation(Param.class).value())) {
+            for (String peer : peersOf(QueueModesBenchmark.class)) {
+                for (int producers : new int[] {1, 2}) {
+                    tests.add(dynamicTest(config + " " + peer + " producers=" + producers, () -> {
+                        QueueModesBenchmark b = new QueueModesBenchmark();
+                        b.config = config;
+                        b.peer = peer;
+                        b.n = 2;
+                        b.producers = producers;
+                        b.batchSize = 300;
+                        b.setUp();
+                        try {
+                            QueueModesBenchmark.Outcome outcome = new QueueModesBenchmark.Outcome();
+                            b.tasks(outcome);
+                            b.tasks(outcome);
+                            assertThat(outcome.accepted + outcome.rejected).isEqualTo(600);
+                        } finally {
+                            b.tearDown();
+                        }
+                    }));
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> springLayer() throws Exception {
+        return Arrays.asList(SpringLayerBenchmark.class.getField("executor").getAnnotation(Param.class).value())
+                .stream().map(executor -> dynamicTest(executor, () -> {
+                    SpringLayerBenchmark b = new SpringLayerBenchmark();
+                    b.executor = executor;
+                    b.n = 2;
+                    b.queue = Integer.MAX_VALUE;
+                    b.producers = 2;
+                    b.batchSize = 200;
+                    b.setUp();
+                    try {
+                        b.tasks();
+                        b.tasks();
+                    } finally {
+                        b.tearDown();
+                    }
+                }));
+    }
+
+    @Test
+    void scrape() throws Exception {
+        ScrapeBenchmark b = new ScrapeBenchmark();
+        b.queued = 1_000;
+        b.setUp();
+        try {
+            ScrapeBenchmark.FreshRead fresh = new ScrapeBenchmark.FreshRead();
+            fresh.waitMillis = 0;
+            assertThat(b.scrape(fresh)).contains("executor_queued_tasks");
+            assertThat(b.stats().queued()).isEqualTo(1_000);
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    @TestFactory
     Stream<DynamicTest> contention() throws Exception {
         return peersOf(ContentionBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
             ContentionBenchmark b = new ContentionBenchmark();
