@@ -148,7 +148,9 @@ final class QueueEngine extends Engine {
             long a = admitted.get();
             if (a - takenSeen >= capacity) {
                 long t = taken.sum();
-                takenSeen = t; // may replace a newer sum by an older one: that only errs towards full
+                if (t > takenSeen) {
+                    takenSeen = t; // a racing older sum may still win: that only errs towards full
+                }
                 if (a - t >= capacity) {
                     return false;
                 }
@@ -259,16 +261,16 @@ final class QueueEngine extends Engine {
 
     /** A queue slot is free: move the first waiting caller's task into the queue; under the lock. */
     private boolean admitWaiterLocked() {
-        if (boundedQueued() >= pool.queueCapacity) {
+        // Take the slot the way producers do (a CAS against the capacity), so that a producer
+        // racing for the same last slot cannot push the queue one past its capacity.
+        if (pool.waiting() == 0 || !reserveSlot(pool.queueCapacity)) {
             return false;
         }
-        return pool.acceptFirstWaiterLocked(this::queueFor);
-    }
-
-    /** Queues a waiting caller's task on its own stripe (so its tasks stay in order); under the lock. */
-    private void queueFor(Object task, int stripe) {
-        admitted.incrementAndGet(); // waiters exist only for a bounded queue
-        queue.offer(task, stripe);
+        if (pool.acceptFirstWaiterLocked(queue::offer)) { // on the caller's stripe, so its tasks stay in order
+            return true;
+        }
+        taken.increment(); // unreachable (waiting() is exact under the lock); never leak the slot
+        return false;
     }
 
     @Override

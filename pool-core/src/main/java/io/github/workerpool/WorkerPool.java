@@ -258,6 +258,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
+            if (!countsOnSubmit) {
+                // The engine already counted it as submitted (dispatch's new-worker count, or the
+                // offer it took back as drained), and that cannot be taken back without a window
+                // in which stats() latches it: the rejection stands, so the totals add up (as
+                // MultiPool documents for a sub-pool's refusal).
+                return false;
+            }
             counters.rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
         }
         if (countsOnSubmit) {
@@ -458,6 +465,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     } else {
                         waiter = new Waiters.Waiter(this, task, arrival, engine.callerStripe());
                         waiters.add(waiter);
+                        // Dekker with QueueEngine.poll (taken, then waiting()): a worker that freed a
+                        // slot after hasRoom() above may not have seen this waiter; look again.
+                        engine.admitWaitersLocked();
                     }
                 }
             } finally {

@@ -1,0 +1,300 @@
+package io.github.workerpool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Races of the queue's counting that a review found, each provoked many times: a caller that
+ * finds the queue full while a worker frees a slot, a worker letting a waiter in against a racing
+ * producer, tryExecute racing shutdown, short-lived producers. Each failed before its fix.
+ */
+class QueueCountingRaceTest {
+
+    private static String totals(PoolStats s) {
+        return s.toString();
+    }
+
+    private static boolean addsUp(PoolStats s) {
+        return s.submitted() == s.completed() + s.failed() + s.rejected() + s.cancelled() + s.running() + s.queued();
+    }
+
+    /**
+     * tryExecute (MultiPool's path) on an unbounded queue racing shutdown(): the producer's offer is
+     * counted in OfferCounts, taken back (drained), and the PoolClosedException is swallowed by
+     * tryExecute, which un-counts the rejection but not the submission. Quiet stats then show
+     * submitted one above completed + ... + queued.
+     */
+    @Test
+    void unbounded_tryExecuteRacingShutdown_keepsTheTotalsAddingUp() throws Exception {
+        runTryExecuteVsShutdown(Integer.MAX_VALUE);
+    }
+
+    /** The same race on a bounded queue (the counter is on the submitting path there). */
+    @Test
+    void bounded_tryExecuteRacingShutdown_keepsTheTotalsAddingUp() throws Exception {
+        runTryExecuteVsShutdown(1_000_000);
+    }
+
+    private void runTryExecuteVsShutdown(int queueCapacity) throws Exception {
+        int rounds = 2_000;
+        int broken = 0;
+        String example = null;
+        for (int r = 0; r < rounds; r++) {
+            WorkerPool pool = WorkerPool.builder().name("tx").capacity(1).queueCapacity(queueCapacity)
+                    .disablePurge(true).build();
+            AtomicBoolean release = new AtomicBoolean();
+            pool.execute(() -> {
+                while (!release.get()) {
+                    Thread.onSpinWait();
+                }
+            });
+            AtomicBoolean go = new AtomicBoolean();
+            Thread producer = new Thread(() -> {
+                while (!go.get()) {
+                    Thread.onSpinWait();
+                }
+                while (pool.tryExecute(() -> { })) {
+                    // until the pool refuses
+                }
+            });
+            producer.start();
+            go.set(true);
+            int spin = ThreadLocalRandom.current().nextInt(2_000);
+            for (int i = 0; i < spin; i++) {
+                Thread.onSpinWait();
+            }
+            pool.shutdown();
+            release.set(true);
+            producer.join(10_000);
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            PoolStats s = pool.stats();
+            if (!addsUp(s)) {
+                broken++;
+                if (example == null) {
+                    example = totals(s);
+                }
+            }
+        }
+        System.out.println("tryExecute vs shutdown, queueCapacity " + queueCapacity + ": " + broken + " of "
+                + rounds + " rounds do not add up; e.g. " + example);
+        assertThat(broken).as("rounds whose quiet totals do not add up, e.g. %s", example).isZero();
+    }
+
+    /**
+     * A blocking caller that finds a bounded queue full registers as a waiter (under the lock,
+     * after reading the queue's length); a worker that takes a task at that moment bumps `taken`
+     * and then reads waiting() without the lock: it can read 0 while the caller read the length
+     * before the bump. The caller then waits with a free slot until some worker polls or finishes
+     * a task. Here the worker then runs B, which needs the caller to have returned: B waits 100 ms
+     * for it, so each hit costs 100 ms and is counted.
+     */
+    @Test
+    void bounded_callerThatFindsTheQueueFull_isLetInWhenAWorkerTakesATaskMeanwhile() throws Exception {
+        WorkerPool pool = WorkerPool.builder().name("wake").capacity(1).queueCapacity(1).disablePurge(true).build();
+        int rounds = 3_000;
+        AtomicInteger stuck = new AtomicInteger();
+        AtomicInteger notScheduled = new AtomicInteger();
+        try {
+            for (int r = 0; r < rounds; r++) {
+                AtomicBoolean releaseA = new AtomicBoolean();
+                AtomicBoolean callerReturned = new AtomicBoolean();
+                AtomicBoolean aRuns = new AtomicBoolean();
+                pool.execute(() -> {
+                    aRuns.set(true);
+                    while (!releaseA.get()) {
+                        Thread.onSpinWait();
+                    }
+                });
+                while (!aRuns.get()) {
+                    Thread.onSpinWait();
+                }
+                pool.execute(() -> { // B: queued; needs the caller below to get in while it runs
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+                    while (!callerReturned.get()) {
+                        if (System.nanoTime() - deadline > 0) {
+                            // Only a hit if the caller is registered as waiting while the queue has room
+                            // (not merely descheduled on a loaded machine before it got to execute).
+                            if (pool.waiting() == 1 && pool.queued() == 0) {
+                                stuck.incrementAndGet();
+                            } else {
+                                notScheduled.incrementAndGet();
+                            }
+                            return;
+                        }
+                        Thread.onSpinWait();
+                    }
+                });
+                AtomicBoolean go = new AtomicBoolean();
+                int d1 = ThreadLocalRandom.current().nextInt(3_000);
+                Thread caller = new Thread(() -> {
+                    while (!go.get()) {
+                        Thread.onSpinWait();
+                    }
+                    for (int i = 0; i < d1; i++) {
+                        Thread.onSpinWait();
+                    }
+                    pool.execute(() -> { }); // C
+                    callerReturned.set(true);
+                });
+                caller.start();
+                go.set(true);
+                int d2 = ThreadLocalRandom.current().nextInt(3_000);
+                for (int i = 0; i < d2; i++) {
+                    Thread.onSpinWait();
+                }
+                releaseA.set(true);
+                caller.join(10_000);
+                assertThat(caller.isAlive()).isFalse();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((pool.running() != 0 || pool.queued() != 0) && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        } finally {
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+        System.out.println("caller waiting with a free slot while the only worker runs: " + stuck.get() + " of "
+                + rounds + " rounds (caller merely late: " + notScheduled.get() + ")");
+        assertThat(stuck.get()).as("rounds where the caller waited although a slot was free").isZero();
+    }
+
+    /**
+     * Many short-lived submitting threads (each takes over an ended thread's offer cell) into an
+     * unbounded queue while stats() is read: submitted never goes down, queued never negative, and
+     * the quiet totals are exact.
+     */
+    @Test
+    void unbounded_shortLivedProducers_countEveryOffer() throws Exception {
+        WorkerPool pool = WorkerPool.builder().name("short").capacity(2).queueCapacity(Integer.MAX_VALUE)
+                .disablePurge(true).build();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong lastSubmitted = new AtomicLong();
+        List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread reader = new Thread(() -> {
+            while (!stop.get()) {
+                PoolStats s = pool.stats();
+                if (s.submitted() < lastSubmitted.get()) {
+                    problems.add("submitted went down: " + lastSubmitted.get() + " -> " + s.submitted());
+                }
+                lastSubmitted.set(s.submitted());
+                if (s.queued() < 0) {
+                    problems.add("queued negative " + s);
+                }
+            }
+        });
+        reader.start();
+        int threads = 4_000;
+        int each = 50;
+        List<Thread> batch = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread p = new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    pool.execute(() -> { });
+                }
+            });
+            p.start();
+            batch.add(p);
+            if (batch.size() == 16) {
+                for (Thread b : batch) {
+                    b.join();
+                }
+                batch.clear();
+            }
+        }
+        for (Thread b : batch) {
+            b.join();
+        }
+        stop.set(true);
+        reader.join();
+        pool.shutdown();
+        assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        PoolStats s = pool.stats();
+        assertThat(problems).isEmpty();
+        assertThat(s.submitted()).as("%s", s).isEqualTo((long) threads * each);
+        assertThat(s.completed()).isEqualTo((long) threads * each);
+        assertThat(s.queued()).isZero();
+        assertThat(pool.quietStructureProblems()).isEmpty();
+    }
+
+    /**
+     * A worker that frees a slot of a full bounded queue lets the first waiting caller in: it checks
+     * admitted - taken against the capacity, then (in Waiters.acceptFirstInto -> queueFor) bumps
+     * admitted unconditionally. A producer whose compare-and-set lands in between takes the same
+     * slot: the queue then holds capacity + 1 (here 2 in a queue of 1). Counts the rounds where it does.
+     */
+    @Test
+    void bounded_waiterLetInByAWorker_andARacingProducer_neverOverfillTheQueue() throws Exception {
+        WorkerPool pool = WorkerPool.builder().name("over").capacity(1).queueCapacity(1).disablePurge(true).build();
+        int rounds = 5_000;
+        int over = 0;
+        try {
+            for (int r = 0; r < rounds; r++) {
+                AtomicBoolean releaseA = new AtomicBoolean();
+                AtomicBoolean releaseB = new AtomicBoolean();
+                AtomicBoolean aRuns = new AtomicBoolean();
+                pool.execute(() -> {
+                    aRuns.set(true);
+                    while (!releaseA.get()) {
+                        Thread.onSpinWait();
+                    }
+                });
+                while (!aRuns.get()) {
+                    Thread.onSpinWait();
+                }
+                pool.execute(() -> { // B: queued, then holds the worker so nothing is polled after
+                    while (!releaseB.get()) {
+                        Thread.onSpinWait();
+                    }
+                });
+                Thread waiter = new Thread(() -> pool.execute(() -> { }));
+                waiter.start();
+                while (pool.waiting() != 1) {
+                    Thread.onSpinWait();
+                }
+                AtomicBoolean go = new AtomicBoolean();
+                AtomicBoolean accepted = new AtomicBoolean();
+                int d1 = ThreadLocalRandom.current().nextInt(2_000);
+                Thread producer = new Thread(() -> {
+                    while (!go.get()) {
+                        Thread.onSpinWait();
+                    }
+                    for (int i = 0; i < d1; i++) {
+                        Thread.onSpinWait();
+                    }
+                    accepted.set(pool.tryExecute(() -> { }));
+                });
+                producer.start();
+                go.set(true);
+                int d2 = ThreadLocalRandom.current().nextInt(2_000);
+                for (int i = 0; i < d2; i++) {
+                    Thread.onSpinWait();
+                }
+                releaseA.set(true);
+                producer.join(10_000);
+                waiter.join(10_000);
+                if (pool.queued() > 1) {
+                    over++;
+                }
+                releaseB.set(true);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((pool.running() != 0 || pool.queued() != 0) && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        } finally {
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+        System.out.println("queue of 1 holding 2 after a worker let a waiter in: " + over + " of " + rounds + " rounds");
+        assertThat(over).as("rounds where the queue held more than its capacity").isZero();
+    }
+}
