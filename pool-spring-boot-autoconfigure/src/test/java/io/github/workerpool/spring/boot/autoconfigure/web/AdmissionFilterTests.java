@@ -149,7 +149,7 @@ class AdmissionFilterTests {
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), 8192);
+        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192);
     }
 
     /** An admitted request that goes async and stays open. */
