@@ -8,7 +8,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
-import org.springframework.boot.jetty.ConfigurableJettyWebServerFactory;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.servlet.ConfigurableServletWebServerFactory;
 
@@ -16,11 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.withSettings;
 
 /**
  * The check that the servlet web server being made is the one (Tomcat or Jetty) the pool was
- * checked for.
+ * checked for; pool-web-jetty-tests has Jetty's cases.
  */
 class WebServerKindCheckTests {
 
@@ -41,28 +39,6 @@ class WebServerKindCheckTests {
     }
 
     @Test
-    void jettyPassesWhenThePoolWasCheckedForJetty() {
-        assertThatNoException().isThrownBy(() -> check(WebServerKind.JETTY).customize(jetty()));
-    }
-
-    /** Both servers on the classpath, and the application made Jetty while the pool was checked for Tomcat. */
-    @Test
-    void anotherServerThanThePoolWasCheckedForFailsStartup() {
-        assertThatException().isThrownBy(() -> check().customize(jetty()))
-            .isInstanceOf(PoolConfigurationException.class)
-            .withMessageContaining("the pool was checked for Tomcat, which is on the classpath, and the web server is "
-                    + "Jetty")
-            .satisfies((ex) -> assertThat(((PoolConfigurationException) ex).getAction())
-                .isEqualTo("Keep one web server on the classpath: exclude spring-boot-starter-tomcat to use Jetty, or "
-                        + "remove pools.web-server.pool."));
-    }
-
-    private static ConfigurableServletWebServerFactory jetty() {
-        return mock(ConfigurableServletWebServerFactory.class,
-                withSettings().extraInterfaces(ConfigurableJettyWebServerFactory.class));
-    }
-
-    @Test
     void anotherServletWebServerFailsStartupWithPropertyValueAndFix() {
         ConfigurableServletWebServerFactory other = mock(ConfigurableServletWebServerFactory.class);
         assertThatException().isThrownBy(() -> check().customize(other))
@@ -75,10 +51,7 @@ class WebServerKindCheckTests {
     }
 
     private WebServerKindCheck check() {
-        return check(WebServerKind.TOMCAT);
-    }
-
-    private WebServerKindCheck check(WebServerKind server) {
+        WebServerKind server = WebServerKind.TOMCAT;
         DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
