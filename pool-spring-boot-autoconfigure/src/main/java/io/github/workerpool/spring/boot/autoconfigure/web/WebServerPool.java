@@ -22,7 +22,7 @@ final class WebServerPool {
      * Sizing. The pool is the connector's executor: every socket event (a request arriving on a
      * new or kept-alive connection, an async dispatch, a close) is one task on it. The connector
      * must never see a rejection, since Tomcat closes the socket of a task its executor refuses
-     * (AbstractEndpoint.processSocket) and Jetty closes a refused task (ThreadPool.reject);
+     * (AbstractEndpoint.processSocket) and Jetty closes a refused task (AdaptiveExecutionStrategy);
      * so the pool must be blocking, with no maxBlockingTasks and no blockingTimeout. When every
      * thread is busy a task waits in the pool's queue. The queue must hold a task for every
      * connection (server.tomcat.max-connections, server.jetty.max-connections), or be unbounded as
