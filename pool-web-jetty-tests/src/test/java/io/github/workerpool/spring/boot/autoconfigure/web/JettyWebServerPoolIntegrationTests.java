@@ -7,6 +7,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +27,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.jetty.JettyWebServer;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -89,6 +94,21 @@ class JettyWebServerPoolIntegrationTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
         assertThat(output).contains("Jetty's request threads run on pool 'http' (server.jetty.threads.* no longer "
                 + "apply); it admits 4 requests at once");
+    }
+
+    @Test
+    void managementServerOnItsOwnPortKeepsJettysOwnThreads() {
+        Map<String, WebServer> servers = new ConcurrentHashMap<>();
+        this.context = new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties("management.server.port=0", "management.server.address=127.0.0.1")
+            .listeners((ApplicationListener<WebServerInitializedEvent>) (event) -> servers
+                .put(String.valueOf(event.getApplicationContext().getServerNamespace()), event.getWebServer()))
+            .run();
+        assertThat(servers).containsOnlyKeys("null", "management");
+        assertThat(((JettyWebServer) servers.get("null")).getServer().getThreadPool())
+            .isInstanceOf(JettyPoolThreadPool.class);
+        assertThat(((JettyWebServer) servers.get("management")).getServer().getThreadPool())
+            .isNotInstanceOf(JettyPoolThreadPool.class);
     }
 
     /** Spring Boot sets its VirtualThreadPool first; the pool's customizer runs after it and wins. */
