@@ -15,8 +15,9 @@ enum WebServerKind {
             8192, "poller", "server.tomcat.threads.*", "spring-boot-starter-tomcat"),
 
     /** Jetty: the pool is the server's ThreadPool (acceptors and selectors keep their own threads). */
-    JETTY("Jetty", "org.eclipse.jetty.server.Server", "org.springframework.boot.jetty.ConfigurableJettyWebServerFactory",
-            "server.jetty.max-connections", -1, "selector", "server.jetty.threads.*", "spring-boot-starter-jetty");
+    JETTY("Jetty", "org.eclipse.jetty.server.Server",
+            "org.springframework.boot.jetty.ConfigurableJettyWebServerFactory", "server.jetty.max-connections", -1,
+            "selector", "server.jetty.threads.*", "spring-boot-starter-jetty");
 
     static final String SERVLET_FACTORY_CLASS = "org.springframework.boot.web.server.servlet.ServletWebServerFactory";
 

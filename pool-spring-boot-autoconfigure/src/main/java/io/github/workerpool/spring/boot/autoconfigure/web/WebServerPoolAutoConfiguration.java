@@ -27,8 +27,8 @@ import org.springframework.util.ClassUtils;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
  * runs the servlet web server's request processing on the pool named by
- * {@code pools.web-server.pool} (Tomcat or Jetty), and answers 503 with {@code Retry-After} when that pool
- * has no room for another request.
+ * {@code pools.web-server.pool} (Tomcat or Jetty), and answers 503 with {@code Retry-After} when
+ * that pool has no room for another request.
  */
 @AutoConfiguration(after = PoolsAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
@@ -36,7 +36,8 @@ import org.springframework.util.ClassUtils;
         name = { "jakarta.servlet.Filter", "org.springframework.boot.web.server.WebServerFactoryCustomizer" })
 @ConditionalOnProperty("pools.web-server.pool")
 @EnableConfigurationProperties(WebServerPoolProperties.class)
-@Import({ WebServerPoolAutoConfiguration.TomcatConfiguration.class, WebServerPoolAutoConfiguration.JettyConfiguration.class })
+@Import({ WebServerPoolAutoConfiguration.TomcatConfiguration.class,
+        WebServerPoolAutoConfiguration.JettyConfiguration.class })
 public final class WebServerPoolAutoConfiguration {
 
     /*

@@ -94,6 +94,15 @@ class JettyWebServerPoolIntegrationTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
         assertThat(output).contains("Jetty's request threads run on pool 'http' (server.jetty.threads.* no longer "
                 + "apply); it admits 4 requests at once");
+
+        // They are not daemons, as Jetty's own threads: they must end with the server.
+        this.context.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> threadPool.connectorThreads() == 0);
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> Thread.getAllStackTraces()
+                .keySet()
+                .stream()
+                .noneMatch((t) -> t.getName().startsWith("http-connector-")));
     }
 
     @Test
