@@ -127,6 +127,9 @@ final class AdmissionFilter implements Filter {
     private void refuse(HttpServletResponse response, int limit) throws IOException {
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader("Retry-After", this.retryAfter);
+        // Tomcat closes the connection of a 503 by itself, Jetty keeps it: closing it frees the
+        // connection's slot (max-connections) for a client that retries, on both.
+        response.setHeader("Connection", "close");
         response.setContentType("text/plain;charset=UTF-8");
         byte[] body = ("The server is at its limit of " + limit + " requests at once; retry after " + this.retryAfter
                 + " s.\n").getBytes(StandardCharsets.UTF_8);

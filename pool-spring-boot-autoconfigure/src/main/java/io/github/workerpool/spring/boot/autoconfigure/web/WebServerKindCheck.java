@@ -5,18 +5,16 @@ import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.server.servlet.ConfigurableServletWebServerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.util.ClassUtils;
 
 /**
- * Fails startup when the servlet web server that is being made is not Tomcat: the admission
- * filter would answer 503s while the requests ran on the server's own threads, not on the pool.
+ * Fails startup when the servlet web server that is being made is not the one the pool was
+ * checked for (Tomcat or Jetty): the admission filter would answer 503s while the requests ran on
+ * the server's own threads, not on the pool.
  */
 final class WebServerKindCheck implements WebServerFactoryCustomizer<ConfigurableServletWebServerFactory>, Ordered {
 
-    /** As the Tomcat customizer's; the two act on one factory, in either order. */
+    /** As the server customizers'; they act on one factory, in either order. */
     static final int ORDER = 10;
-
-    static final String TOMCAT_FACTORY_CLASS = "org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory";
 
     private final WebServerPool pool;
 
@@ -26,13 +24,22 @@ final class WebServerKindCheck implements WebServerFactoryCustomizer<Configurabl
 
     @Override
     public void customize(ConfigurableServletWebServerFactory factory) {
-        ClassLoader classLoader = factory.getClass().getClassLoader();
-        if (!ClassUtils.isPresent(TOMCAT_FACTORY_CLASS, classLoader)
-                || !ClassUtils.resolveClassName(TOMCAT_FACTORY_CLASS, classLoader).isInstance(factory)) {
+        WebServerKind made = WebServerKind.of(factory);
+        WebServerKind checked = this.pool.server();
+        if (made == null) {
             throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, this.pool.name(),
-                    "the request threads can be put on a pool when the web server is Tomcat, and this one is made by "
-                            + factory.getClass().getName(),
-                    "Use Tomcat (spring-boot-starter-tomcat), or remove " + WebServerPool.POOL_PROPERTY + ".");
+                    "the request threads can be put on a pool when the web server is Tomcat or Jetty, and this one "
+                            + "is made by " + factory.getClass().getName(),
+                    "Use Tomcat (spring-boot-starter-tomcat) or Jetty (spring-boot-starter-jetty), or remove "
+                            + WebServerPool.POOL_PROPERTY + ".");
+        }
+        if (made != checked) {
+            // Both servers on the classpath, and the application made the one Spring Boot does not prefer.
+            throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, this.pool.name(),
+                    "the pool was checked for " + checked.displayName() + ", which is on the classpath, and the web "
+                            + "server is " + made.displayName() + " (made by " + factory.getClass().getName() + ")",
+                    "Keep one web server on the classpath: exclude " + checked.starter() + " to use "
+                            + made.displayName() + ", or remove " + WebServerPool.POOL_PROPERTY + ".");
         }
     }
 

@@ -21,11 +21,13 @@ final class WebServerPool {
     /*
      * Sizing. The pool is the connector's executor: every socket event (a request arriving on a
      * new or kept-alive connection, an async dispatch, a close) is one task on it. The connector
-     * must never see a rejection, since Tomcat closes the socket of a task its executor refuses;
+     * must never see a rejection, since Tomcat closes the socket of a task its executor refuses
+     * (AbstractEndpoint.processSocket) and Jetty closes a refused task (AdaptiveExecutionStrategy);
      * so the pool must be blocking, with no maxBlockingTasks and no blockingTimeout. When every
      * thread is busy a task waits in the pool's queue. The queue must hold a task for every
-     * connection (server.tomcat.max-connections), or be unbounded as Tomcat's own executor's is:
-     * were it full, the poller would wait in execute for a thread, and while it waits it cannot
+     * connection (server.tomcat.max-connections, server.jetty.max-connections), or be unbounded as
+     * Tomcat's and Jetty's own executors' queues are: were it full, Tomcat's poller or Jetty's
+     * selector would wait in execute for a thread, and while it waits it cannot
      * wake the request threads blocked on a socket read or write, which may be the very threads
      * it waits for.
      *
@@ -41,8 +43,6 @@ final class WebServerPool {
 
     static final String RESERVED_PROPERTY = "pools.web-server.reserved-threads";
 
-    static final String MAX_CONNECTIONS_PROPERTY = "server.tomcat.max-connections";
-
     static final int UNBOUNDED_QUEUE = Integer.MAX_VALUE;
 
     private final String name;
@@ -55,28 +55,32 @@ final class WebServerPool {
 
     private final boolean fromInstances;
 
+    private final WebServerKind server;
+
     private final int maxConnections;
 
     private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances,
-            int maxConnections) {
+            WebServerKind server, int maxConnections) {
         this.name = name;
         this.pool = pool;
         this.executor = executor;
         this.reservedThreads = reservedThreads;
         this.fromInstances = fromInstances;
+        this.server = server;
         this.maxConnections = maxConnections;
     }
 
     /**
      * Finds and checks the pool.
      * @param instances the names in {@code pools.instances}, to name the property a fix changes
+     * @param server the web server whose executor the pool becomes
      * @param maxConnections most connections the server keeps open; -1 for no limit
      * @throws PoolConfigurationException naming the property, the value and the fix, if there is no
      *         such pool, it cannot run tasks, it may refuse the connector's tasks, or it has no room
      *         beyond the reserved threads
      */
     static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            Set<String> instances, int maxConnections) {
+            Set<String> instances, WebServerKind server, int maxConnections) {
         String name = properties.getPool();
         if (properties.getReservedThreads() < 1) {
             throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
@@ -105,7 +109,7 @@ final class WebServerPool {
                     "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
         }
         WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
-                instances.contains(name), maxConnections);
+                instances.contains(name), server, maxConnections);
         Violation violation = webServerPool.check(pool.config());
         if (violation != null) {
             throw new PoolConfigurationException(POOL_PROPERTY, name, violation.reason(), violation.action());
@@ -119,8 +123,8 @@ final class WebServerPool {
      */
     Violation check(PoolConfig config) {
         String pool = "pool '" + this.name + "' ";
-        String refuses = ": it would refuse the connector's tasks when it is full, and Tomcat closes the connection "
-                + "of a refused task; the web server answers 503 itself before the pool is full";
+        String refuses = ": it would refuse the connector's tasks when it is full, and " + this.server.displayName()
+                + " closes the connection of a refused task; the web server answers 503 itself before the pool is full";
         if (config.nonblocking()) {
             return new Violation(pool + "is nonblocking" + refuses, "Set " + option("nonblocking") + " to false.");
         }
@@ -134,17 +138,19 @@ final class WebServerPool {
         }
         int queue = config.queueCapacity();
         if (queue != UNBOUNDED_QUEUE && (this.maxConnections < 0 || queue < this.maxConnections)) {
+            String maxConnectionsProperty = this.server.maxConnectionsProperty();
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
             String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
             String orConnections = unlimited
-                    ? ", or set " + MAX_CONNECTIONS_PROPERTY + " to a limit no larger than the queue."
-                    : ", or lower " + MAX_CONNECTIONS_PROPERTY + ".";
+                    ? ", or set " + maxConnectionsProperty + " to a limit no larger than the queue."
+                    : ", or lower " + maxConnectionsProperty + ".";
             return new Violation(pool + "has queue-capacity " + queue + ", fewer than the " + connections
-                    + " connections the server keeps open (" + MAX_CONNECTIONS_PROPERTY + "): when its queue is "
-                    + "full, Tomcat's poller waits for a thread and cannot serve the other connections' I/O meanwhile",
-                    "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE
-                            + " (unbounded, as Tomcat's own executor)" + orConnections);
+                    + " connections the server keeps open (" + maxConnectionsProperty + "): when its queue is "
+                    + "full, " + this.server.displayName() + "'s " + this.server.dispatcher()
+                    + " waits for a thread and cannot serve the other connections' I/O meanwhile",
+                    "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE + " (unbounded, as "
+                            + this.server.displayName() + "'s own executor)" + orConnections);
         }
         int capacity = config.capacity();
         if (capacity >= 0 && capacity <= this.reservedThreads) {
@@ -186,6 +192,11 @@ final class WebServerPool {
     /** The pool as the connector's executor. */
     Executor executor() {
         return this.executor;
+    }
+
+    /** The web server whose executor the pool is. */
+    WebServerKind server() {
+        return this.server;
     }
 
     int reservedThreads() {

@@ -27,8 +27,8 @@ import org.springframework.util.ClassUtils;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
  * runs the servlet web server's request processing on the pool named by
- * {@code pools.web-server.pool} (Tomcat), and answers 503 with {@code Retry-After} when that pool
- * has no room for another request.
+ * {@code pools.web-server.pool} (Tomcat or Jetty), and answers 503 with {@code Retry-After} when
+ * that pool has no room for another request.
  */
 @AutoConfiguration(after = PoolsAutoConfiguration.class)
 @ConditionalOnWebApplication(type = Type.SERVLET)
@@ -36,7 +36,8 @@ import org.springframework.util.ClassUtils;
         name = { "jakarta.servlet.Filter", "org.springframework.boot.web.server.WebServerFactoryCustomizer" })
 @ConditionalOnProperty("pools.web-server.pool")
 @EnableConfigurationProperties(WebServerPoolProperties.class)
-@Import(WebServerPoolAutoConfiguration.TomcatConfiguration.class)
+@Import({ WebServerPoolAutoConfiguration.TomcatConfiguration.class,
+        WebServerPoolAutoConfiguration.JettyConfiguration.class })
 public final class WebServerPoolAutoConfiguration {
 
     /*
@@ -47,29 +48,27 @@ public final class WebServerPoolAutoConfiguration {
 
     static final int FILTER_ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
 
-    static final String TOMCAT_CLASS = "org.apache.catalina.startup.Tomcat";
-
-    /** Tomcat's default of server.tomcat.max-connections. */
-    static final int TOMCAT_MAX_CONNECTIONS = 8192;
-
     private static final Log logger = LogFactory.getLog(WebServerPoolAutoConfiguration.class);
 
     @Bean
     WebServerPool poolsWebServerPool(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
             PoolsProperties pools, Environment environment) {
-        if (!ClassUtils.isPresent(TOMCAT_CLASS, WebServerPoolAutoConfiguration.class.getClassLoader())) {
+        WebServerKind server = WebServerKind.made(beanFactory, WebServerPoolAutoConfiguration.class.getClassLoader());
+        if (server == null) {
             throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, properties.getPool(),
-                    "the request threads can be put on a pool when the web server is Tomcat, and Tomcat is not on "
-                            + "the classpath",
-                    "Use Tomcat (spring-boot-starter-tomcat), or remove " + WebServerPool.POOL_PROPERTY + ".");
+                    "the request threads can be put on a pool when the web server is Tomcat or Jetty, and neither is "
+                            + "on the classpath",
+                    "Use Tomcat (spring-boot-starter-tomcat) or Jetty (spring-boot-starter-jetty), or remove "
+                            + WebServerPool.POOL_PROPERTY + ".");
         }
-        int maxConnections = environment.getProperty(WebServerPool.MAX_CONNECTIONS_PROPERTY, Integer.class,
-                TOMCAT_MAX_CONNECTIONS);
-        WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(),
+        int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
+                server.defaultMaxConnections());
+        WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(), server,
                 maxConnections);
-        logger.info("Tomcat's request threads run on pool '" + pool.name() + "' (server.tomcat.threads.* no longer "
-                + "apply); it admits " + pool.admissionLimit() + " requests at once (its capacity minus "
-                + pool.reservedThreads() + " " + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");
+        logger.info(server.displayName() + "'s request threads run on pool '" + pool.name() + "' ("
+                + server.threadsProperties() + " no longer apply); it admits " + pool.admissionLimit()
+                + " requests at once (its capacity minus " + pool.reservedThreads() + " "
+                + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");
         return pool;
     }
 
@@ -113,12 +112,25 @@ public final class WebServerPoolAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = { TOMCAT_CLASS, "org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory" })
+    @ConditionalOnClass(name = { "org.apache.catalina.startup.Tomcat",
+            "org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory" })
     static class TomcatConfiguration {
 
         @Bean
         TomcatWebServerPoolCustomizer poolsTomcatWebServerPoolCustomizer(WebServerPool pool) {
             return new TomcatWebServerPoolCustomizer(pool);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { "org.eclipse.jetty.server.Server",
+            "org.springframework.boot.jetty.ConfigurableJettyWebServerFactory" })
+    static class JettyConfiguration {
+
+        @Bean
+        JettyWebServerPoolCustomizer poolsJettyWebServerPoolCustomizer(WebServerPool pool) {
+            return new JettyWebServerPoolCustomizer(pool);
         }
 
     }

@@ -13,9 +13,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class WebServerPoolProperties {
 
     /**
-     * Name of the pool that runs the web server's request processing (Tomcat's executor); none by
-     * default, so the server keeps its own threads. A blocking pool from pools.instances, or a
-     * WorkerPool bean of the application.
+     * Name of the pool that runs the web server's request processing (Tomcat's executor, Jetty's
+     * thread pool); none by default, so the server keeps its own threads. A blocking pool from
+     * pools.instances, or a WorkerPool bean of the application.
      */
     private String pool;
 

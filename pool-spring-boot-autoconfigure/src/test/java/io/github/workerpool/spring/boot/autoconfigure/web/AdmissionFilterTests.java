@@ -64,6 +64,7 @@ class AdmissionFilterTests {
         this.filter.doFilter(new MockHttpServletRequest("GET", "/c"), response, chain);
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getHeader("Retry-After")).isEqualTo("2");
+        assertThat(response.getHeader("Connection")).as("frees the connection's slot, on Jetty too").isEqualTo("close");
         assertThat(response.getContentAsString()).contains("limit of 2 requests at once");
         assertThat(chain.getRequest()).as("the application saw it").isNull();
         assertThat(this.filter.inFlight()).isEqualTo(2);
@@ -149,7 +150,7 @@ class AdmissionFilterTests {
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), 8192);
+        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192);
     }
 
     /** An admitted request that goes async and stays open. */

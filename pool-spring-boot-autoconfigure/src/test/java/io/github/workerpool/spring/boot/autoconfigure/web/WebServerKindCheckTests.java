@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.mockito.Mockito.mock;
 
 /**
- * The check that the servlet web server being made is Tomcat, the one whose threads can be put on
- * the pool.
+ * The check that the servlet web server being made is the one (Tomcat or Jetty) the pool was
+ * checked for; pool-web-jetty-tests has Jetty's cases.
  */
 class WebServerKindCheckTests {
 
@@ -44,17 +44,20 @@ class WebServerKindCheckTests {
         assertThatException().isThrownBy(() -> check().customize(other))
             .isInstanceOf(PoolConfigurationException.class)
             .withMessageStartingWith("Invalid value 'http' for property 'pools.web-server.pool': the request threads "
-                    + "can be put on a pool when the web server is Tomcat")
+                    + "can be put on a pool when the web server is Tomcat or Jetty")
             .satisfies((ex) -> assertThat(((PoolConfigurationException) ex).getAction())
-                .isEqualTo("Use Tomcat (spring-boot-starter-tomcat), or remove pools.web-server.pool."));
+                .isEqualTo("Use Tomcat (spring-boot-starter-tomcat) or Jetty (spring-boot-starter-jetty), or remove "
+                        + "pools.web-server.pool."));
     }
 
     private WebServerKindCheck check() {
+        WebServerKind server = WebServerKind.TOMCAT;
         DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        return new WebServerKindCheck(WebServerPool.resolve(properties, beanFactory, Set.of("http"), 8192));
+        return new WebServerKindCheck(WebServerPool.resolve(properties, beanFactory, Set.of("http"), server,
+                server.defaultMaxConnections()));
     }
 
 }

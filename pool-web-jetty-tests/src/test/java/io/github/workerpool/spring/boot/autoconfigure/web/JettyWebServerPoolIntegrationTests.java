@@ -1,0 +1,273 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolStats;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.jetty.JettyWebServer;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
+import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A real Jetty on 127.0.0.1 whose request threads are the pool {@code http}, under bursts of slow
+ * requests from the JDK HttpClient larger than the pool's capacity plus its queue; the same
+ * kind of test as pool-spring-boot-autoconfigure's WebServerPoolIntegrationTests for Tomcat.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class JettyWebServerPoolIntegrationTests {
+
+    /**
+     * Capacity 6 minus the 2 reserved threads: 4 requests at once; the queue holds a task for each
+     * of the 16 connections Jetty keeps open (the others wait in the accept backlog). Jetty's
+     * acceptors and selectors run on threads of their own, not on the pool.
+     */
+    private static final String[] PROPERTIES = { "server.address=127.0.0.1", "server.port=0",
+            "spring.jmx.enabled=false", "server.jetty.max-connections=16", "pools.instances.http.capacity=6",
+            "pools.instances.http.queue-capacity=16", "pools.web-server.pool=http",
+            "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted" };
+
+    private final HttpClient client = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+
+    private ConfigurableApplicationContext context;
+
+    private JettyWebServerPoolTestApplication.Gate gate;
+
+    @AfterEach
+    void close() {
+        if (this.gate != null) {
+            this.gate.open.countDown();
+        }
+        if (this.context != null) {
+            this.context.close();
+        }
+    }
+
+    @Test
+    void jettyRunsItsRequestsOnTheNamedPoolAndItsAcceptorsAndSelectorsOnTheirOwnThreads(CapturedOutput output)
+            throws Exception {
+        start();
+        Server server = server();
+        assertThat(server.getThreadPool()).isInstanceOf(JettyPoolThreadPool.class);
+        JettyPoolThreadPool threadPool = (JettyPoolThreadPool) server.getThreadPool();
+        assertThat(threadPool.pool()).isSameAs(pool());
+        ServerConnector connector = (ServerConnector) server.getConnectors()[0];
+        int connectorThreads = connector.getAcceptors() + connector.getSelectorManager().getSelectorCount();
+        await().atMost(Duration.ofSeconds(5)).until(() -> threadPool.connectorThreads() == connectorThreads);
+        assertThat(Thread.getAllStackTraces().keySet()).filteredOn((t) -> t.getName().startsWith("http-connector-"))
+            .hasSize(connectorThreads);
+        assertThat(pool().running()).as("nothing of Jetty's own holds a pool thread").isZero();
+
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("http-\\d+");
+        await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
+        assertThat(output).contains("Jetty's request threads run on pool 'http' (server.jetty.threads.* no longer "
+                + "apply); it admits 4 requests at once");
+
+        // They are not daemons, as Jetty's own threads: they must end with the server.
+        this.context.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> threadPool.connectorThreads() == 0);
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> Thread.getAllStackTraces()
+                .keySet()
+                .stream()
+                .noneMatch((t) -> t.getName().startsWith("http-connector-")));
+    }
+
+    @Test
+    void managementServerOnItsOwnPortKeepsJettysOwnThreads() {
+        Map<String, WebServer> servers = new ConcurrentHashMap<>();
+        this.context = new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties("management.server.port=0", "management.server.address=127.0.0.1")
+            .listeners((ApplicationListener<WebServerInitializedEvent>) (event) -> servers
+                .put(String.valueOf(event.getApplicationContext().getServerNamespace()), event.getWebServer()))
+            .run();
+        assertThat(servers).containsOnlyKeys("null", "management");
+        assertThat(((JettyWebServer) servers.get("null")).getServer().getThreadPool())
+            .isInstanceOf(JettyPoolThreadPool.class);
+        assertThat(((JettyWebServer) servers.get("management")).getServer().getThreadPool())
+            .isNotInstanceOf(JettyPoolThreadPool.class);
+    }
+
+    /** Spring Boot sets its VirtualThreadPool first; the pool's customizer runs after it and wins. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void withVirtualThreadsEnabledJettyStillRunsOnThePool() throws Exception {
+        start("spring.threads.virtual.enabled=true");
+        assertThat(server().getThreadPool()).isInstanceOf(JettyPoolThreadPool.class);
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("http-\\d+");
+    }
+
+    @Test
+    void burstLargerThanCapacityAndQueueEndsIn200sAnd503sAndNoDroppedConnection(CapturedOutput output)
+            throws Exception {
+        start();
+        List<CompletableFuture<HttpResponse<String>>> burst = burst(30);
+        awaitSettled(burst, 4, 4);
+        this.gate.open.countDown();
+        List<HttpResponse<String>> responses = join(burst);
+
+        assertThat(responses).filteredOn((r) -> r.statusCode() == 200)
+            .hasSize(4)
+            .allSatisfy((r) -> assertThat(r.body()).matches("http-\\d+"));
+        assertThat(responses).filteredOn((r) -> r.statusCode() == 503)
+            .hasSize(26)
+            .allSatisfy((r) -> assertThat(r.headers().firstValue("Retry-After")).hasValue("1"));
+        assertThat(this.gate.entered).hasValue(4);
+        assertQuietAndCountsAddUp();
+        assertThat(output.toString().split("Web server overloaded", -1)).hasSize(2);
+        assertThat(output).containsPattern("answered 503 to \\d+ request\\(s\\)")
+            .contains("pool 'http' admits 4 requests at once (capacity 6 minus 2 of pools.web-server.reserved-threads)");
+    }
+
+    @Test
+    void tuneInTheMiddleOfTheBurstChangesHowManyGetIn() throws Exception {
+        start();
+        List<CompletableFuture<HttpResponse<String>>> first = burst(12);
+        awaitSettled(first, 4, 4);
+
+        // The actuator is let in while the application is full: capacity 6 -> 10 admits 8.
+        HttpResponse<String> tune = this.client.send(HttpRequest.newBuilder(uri("/actuator/pools/http/tune"))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"capacity\": 10}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(tune.statusCode()).isEqualTo(200);
+
+        List<CompletableFuture<HttpResponse<String>>> second = burst(12);
+        awaitSettled(second, 8, 4);
+        this.gate.open.countDown();
+        List<HttpResponse<String>> responses = join(first);
+        responses.addAll(join(second));
+
+        assertThat(this.gate.entered).hasValue(8);
+        assertThat(responses).filteredOn((r) -> r.statusCode() == 200)
+            .hasSize(8)
+            .allSatisfy((r) -> assertThat(r.body()).matches("http-\\d+"));
+        assertThat(responses).filteredOn((r) -> r.statusCode() == 503)
+            .hasSize(16)
+            .allSatisfy((r) -> assertThat(r.headers().firstValue("Retry-After")).hasValue("1"));
+        assertQuietAndCountsAddUp();
+    }
+
+    @Test
+    void tuneDownRefusesNewRequestsAtOnceWhileTheAdmittedOnesFinish() throws Exception {
+        start();
+        List<CompletableFuture<HttpResponse<String>>> first = burst(4);
+        awaitSettled(first, 4, 4);
+        pool().tune(5); // limit 3: the 4 admitted stay; the fifth thread answers the newcomers
+        CompletableFuture<HttpResponse<String>> refused = get("/slow");
+        await().atMost(Duration.ofSeconds(5)).until(refused::isDone);
+        assertThat(refused.join().statusCode()).isEqualTo(503);
+        assertThat(this.gate.entered).hasValue(4);
+        this.gate.open.countDown();
+        assertThat(join(first)).allSatisfy((r) -> assertThat(r.statusCode()).isEqualTo(200));
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool().running() == 0);
+        assertThat(get("/fast").join().statusCode()).isEqualTo(200);
+    }
+
+    // ----------------------------------------------------------------
+
+    private void start(String... more) {
+        this.context = new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties(more)
+            .run();
+        this.gate = this.context.getBean(JettyWebServerPoolTestApplication.Gate.class);
+    }
+
+    private Server server() {
+        return ((JettyWebServer) ((ServletWebServerApplicationContext) this.context).getWebServer()).getServer();
+    }
+
+    private Pool pool() {
+        return this.context.getBean("http", Pool.class);
+    }
+
+    private URI uri(String path) {
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    private CompletableFuture<HttpResponse<String>> get(String path) {
+        return this.client.sendAsync(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private List<CompletableFuture<HttpResponse<String>>> burst(int requests) {
+        List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            burst.add(get("/slow"));
+        }
+        return burst;
+    }
+
+    /**
+     * Waits until {@code entered} requests in all hold the gate, {@code open} of them from this
+     * burst, and every other request of the burst has its answer.
+     */
+    private void awaitSettled(List<CompletableFuture<HttpResponse<String>>> burst, int entered, int open) {
+        await().atMost(Duration.ofSeconds(15))
+            .until(() -> this.gate.entered.get() == entered
+                    && burst.stream().filter((f) -> !f.isDone()).count() == open);
+    }
+
+    /** Every answer: a connection reset or a timeout fails the test here. */
+    private static List<HttpResponse<String>> join(List<CompletableFuture<HttpResponse<String>>> burst)
+            throws Exception {
+        List<HttpResponse<String>> responses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> future : burst) {
+            try {
+                responses.add(future.get(20, TimeUnit.SECONDS));
+            }
+            catch (ExecutionException ex) {
+                throw new AssertionError("request failed instead of getting 200 or 503", ex.getCause());
+            }
+        }
+        return responses;
+    }
+
+    private void assertQuietAndCountsAddUp() {
+        Pool pool = pool();
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> pool.running() == 0 && pool.queued() == 0 && pool.waiting() == 0);
+        PoolStats stats = pool.stats();
+        assertThat(stats.rejected()).as("tasks the connector saw refused").isZero();
+        assertThat(stats.failed()).isZero();
+        assertThat(stats.submitted()).isEqualTo(stats.completed() + stats.failed() + stats.rejected() + stats.cancelled());
+        assertThat(stats.submitted()).isGreaterThanOrEqualTo(20);
+    }
+
+}
