@@ -42,7 +42,18 @@
     { name: 'blockingTimeout', kind: 'duration', hint: 'e.g. 2s; empty = none' },
     { name: 'queueTimeout', kind: 'duration', hint: 'e.g. 500ms; empty = none' },
     { name: 'runTimeout', kind: 'duration', hint: 'e.g. 10s; empty = none' },
+    // Only for a pool that can be adaptive (POOL's adaptive object is not null); not in config.
+    { name: 'adaptive', kind: 'bool', hint: 'capacity follows the tasks\' run time; off restores the configured one',
+      adaptive: true },
   ];
+
+  /** The option's value in a POOL: adaptive is POOL.adaptive.enabled, the others are in config. */
+  function optionValue(pool, option) {
+    if (option.adaptive) {
+      return pool.adaptive ? pool.adaptive.enabled : undefined;
+    }
+    return (pool.config || {})[option.name];
+  }
 
   /** Our requests show their outcome in the view, not in SBA's error toasts. */
   var QUIET = { suppressToast: true, headers: { Accept: 'application/json' } };
@@ -64,6 +75,13 @@
       return 'unbounded';
     }
     return String(value);
+  }
+
+  /** "on, gradient2 within 1-128, limit 12" or "off (gradient2 within 1-128; configured 64)". */
+  function adaptiveText(adaptive) {
+    var bounds = adaptive.algorithm + ' within ' + adaptive.minCapacity + '-' + adaptive.maxCapacity;
+    return adaptive.enabled ? 'on, ' + bounds + ', limit ' + adaptive.limit
+      : 'off (' + bounds + '; configured ' + adaptive.configuredCapacity + ')';
   }
 
   function shown(value) {
@@ -93,11 +111,14 @@
     return text;
   }
 
-  /** The form's starting values from a pool's config. */
-  function formFrom(config) {
+  /** The form's starting values from a POOL; an option the pool cannot have is left out. */
+  function formFrom(pool) {
     var form = {};
     OPTIONS.forEach(function (option) {
-      var value = config[option.name];
+      var value = optionValue(pool, option);
+      if (option.adaptive && value === undefined) {
+        return;
+      }
       if (option.kind === 'bool') {
         form[option.name] = !!value;
       }
@@ -114,6 +135,9 @@
     OPTIONS.forEach(function (option) {
       var before = base[option.name];
       var now = form[option.name];
+      if (!(option.name in form)) {
+        return;
+      }
       if (option.kind === 'bool') {
         if (now !== before) {
           body[option.name] = now;
@@ -184,9 +208,8 @@
       }
 
       function openForm(name) {
-        var config = state.pools[name].config || {};
-        var values = formFrom(config);
-        state.forms[name] = { base: formFrom(config), values: values };
+        var pool = state.pools[name];
+        state.forms[name] = { base: formFrom(pool), values: formFrom(pool) };
         say(name, '', true);
       }
 
@@ -238,19 +261,26 @@
 
       function renderConfig(pool) {
         var config = pool.config || {};
-        return h('table', { class: 'wp-config' }, [
-          h('tbody', Object.keys(config).map(function (key) {
-            return h('tr', [
-              h('th', key),
-              h('td', { 'data-config': key }, shown(config[key])),
-            ]);
-          })),
-        ]);
+        var rows = Object.keys(config).map(function (key) {
+          return h('tr', [
+            h('th', key),
+            h('td', { 'data-config': key }, shown(config[key])),
+          ]);
+        });
+        if (pool.adaptive) {
+          rows.push(h('tr', [
+            h('th', 'adaptive'),
+            h('td', { 'data-config': 'adaptive' }, adaptiveText(pool.adaptive)),
+          ]));
+        }
+        return h('table', { class: 'wp-config' }, [h('tbody', rows)]);
       }
 
       function renderForm(name) {
         var form = state.forms[name];
-        var rows = OPTIONS.map(function (option) {
+        var rows = OPTIONS.filter(function (option) {
+          return option.name in form.values;
+        }).map(function (option) {
           var input;
           if (option.kind === 'bool') {
             input = h('input', {

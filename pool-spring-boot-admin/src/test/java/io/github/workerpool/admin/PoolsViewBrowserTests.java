@@ -270,6 +270,51 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void anAdaptivePool_showsItsLimit_andTheFormSwitchesItOffAndOn() throws Exception {
+        openBrowser();
+        String one = this.ids.get("one");
+        String crawlerOfOne = this.actuators.get("one") + "/pools/crawler";
+        JsonNode adaptive = Http.get(crawlerOfOne).get("adaptive");
+        assertThat(adaptive.get("enabled").asBoolean()).as(adaptive.toString()).isTrue();
+        int configured = adaptive.get("configuredCapacity").asInt();
+        try {
+            this.browser.get(this.adminUrl + "/instances/" + one + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement crawler = wait.until(ExpectedConditions.presenceOfElementLocated(pool("crawler")));
+            wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
+                    .getText().startsWith("on, gradient2 within 1-128, limit "));
+            // A pool from pools.instances can be adaptive: off, with the defaults' bounds.
+            assertThat(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-config=adaptive]"))
+                    .getText()).startsWith("off (gradient2 within 1-200; configured ");
+            // A pool the application built cannot: neither the row nor the switch.
+            WebElement thumbnails = this.browser.findElement(pool("thumbnails"));
+            assertThat(thumbnails.findElements(By.cssSelector("[data-config=adaptive]"))).isEmpty();
+            click(thumbnails.findElement(By.cssSelector("[data-action=tune]")));
+            WebElement thumbnailsForm = this.browser.findElement(pool("thumbnails"));
+            assertThat(thumbnailsForm.findElements(By.cssSelector("[data-option=capacity]"))).hasSize(1);
+            assertThat(thumbnailsForm.findElements(By.cssSelector("[data-option=adaptive]"))).isEmpty();
+
+            crawler = this.browser.findElement(pool("crawler"));
+            click(crawler.findElement(By.cssSelector("[data-action=tune]")));
+            WebElement box = this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-option=adaptive]"));
+            assertThat(box.isSelected()).isTrue();
+            click(box);
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText().equals("tuned: adaptive false"));
+            assertThat(Http.get(crawlerOfOne).get("adaptive").get("enabled").asBoolean()).isFalse();
+            assertThat(Http.get(crawlerOfOne).get("capacity").asInt()).isEqualTo(configured);
+            wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
+                    .getText().equals("off (gradient2 within 1-128; configured " + configured + ")"));
+            // The other replica keeps its own.
+            assertThat(Http.get(this.actuators.get("two") + "/pools/crawler").get("adaptive").get("enabled").asBoolean())
+                    .isTrue();
+        }
+        finally {
+            Http.post(crawlerOfOne + "/tune", "{\"adaptive\": true}", SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
     void theViewIsOfferedOnlyForInstancesWithThePoolsEndpoint() throws Exception {
         openBrowser();
         // SBA itself, registered by hand: its actuator has health and no pools.
@@ -292,6 +337,12 @@ class PoolsViewBrowserTests {
         this.browser.get(this.adminUrl + "/instances/" + two + "/details");
         wait.until(ExpectedConditions.presenceOfElementLocated(sidebarLink(two))).click();
         wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+    }
+
+    /** Clicks an element scrolled to the middle of the window, clear of SBA's fixed top bar. */
+    private void click(WebElement element) {
+        this.browser.executeScript("arguments[0].scrollIntoView({block: 'center'});", element);
+        element.click();
     }
 
     private JsonNode mail(String replica) throws Exception {

@@ -57,6 +57,9 @@ final class SampleReplica implements AutoCloseable {
         command.add("--sample.etl.rows=1000");
         command.add("--sample.etl.users=100");
         command.add("--sample.security.ops.password=" + OPS_PASSWORD);
+        // One adaptive pool, for the view's adaptive row and switch.
+        command.add("--pools.instances.crawler.adaptive.enabled=true");
+        command.add("--pools.instances.crawler.adaptive.max-capacity=128");
         command.add("--spring.boot.admin.client.url=" + adminUrl);
         command.add("--spring.boot.admin.client.instance.name=workerpool-sample");
         command.add("--spring.boot.admin.client.instance.service-host-type=IP");
