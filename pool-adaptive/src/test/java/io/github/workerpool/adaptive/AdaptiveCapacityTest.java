@@ -104,18 +104,25 @@ class AdaptiveCapacityTest {
         assertThat(limit.getLimit()).isEqualTo(32);
         limit.onSample(0, fast, 10, false);
         assertThat(limit.getLimit()).as("fewer than half in flight: app-limited, no growth").isEqualTo(32);
-        limit.onSample(0, timeout + 1, 32, false);
-        assertThat(limit.getLimit()).as("a window slower than the timeout: x 0.9").isEqualTo(28);
+        limit.onSample(0, 2 * fast, 32, false);
+        assertThat(limit.getLimit()).as("first drop (run time 2 x the least seen, 32 in flight): the knee "
+                + "Little's law implies, 32 x 20 / 40 = 16, below 0.9 x 32").isEqualTo(16);
         assertThat(limit.inSlowStart()).isFalse();
-        limit.onSample(0, fast, 28, false);
-        assertThat(limit.getLimit()).as("after the first drop: +1").isEqualTo(29);
-        limit.onSample(0, fast, 29, true);
-        assertThat(limit.getLimit()).as("a drop").isEqualTo(26);
+        limit.onSample(0, 2 * fast, 16, true);
+        assertThat(limit.getLimit()).as("the window after a cut holds, drop or not").isEqualTo(16);
+        limit.onSample(0, fast, 16, false);
+        assertThat(limit.getLimit()).as("after the first drop: +1").isEqualTo(17);
+        limit.onSample(0, fast, 17, true);
+        assertThat(limit.getLimit()).as("a later drop: x 0.9 only").isEqualTo(15);
+        limit.onSample(0, fast, 15, false);
+        assertThat(limit.getLimit()).as("held after the cut").isEqualTo(15);
+        limit.onSample(0, 10 * fast, 15, false);
+        assertThat(limit.getLimit()).as("a later slow window: x 0.9 only").isEqualTo(13);
         SlowStartAimdLimit rebuilt = new SlowStartAimdLimit(255, 1, 256, 0.9, timeout, false);
         rebuilt.onSample(0, fast, 255, false);
         rebuilt.onSample(0, fast, 256, false);
         assertThat(rebuilt.getLimit()).as("rebuilt: +1, never above max").isEqualTo(256);
-        SlowStartAimdLimit low = new SlowStartAimdLimit(2, 2, 256, 0.5, timeout, true);
+        SlowStartAimdLimit low = new SlowStartAimdLimit(2, 2, 256, 0.5, timeout, false);
         low.onSample(0, timeout + 1, 2, false);
         assertThat(low.getLimit()).as("never below min").isEqualTo(2);
     }
