@@ -21,7 +21,7 @@ final class Limits {
      * makes the same numbers mean seconds and minutes, as they do for Netflix's request limiters.
      *
      * Window: at least MIN_WINDOW_SAMPLES tasks and max(MIN_WINDOW, 2 x the window's shortest run
-     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD climb 10 a
+     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD (past its slow start) climb 10 a
      * second. Tasks shorter than 100 us are ignored by WindowedLimit (their time is noise).
      */
 

@@ -29,8 +29,10 @@ import io.github.workerpool.adaptive.Algorithm;
  * permit and run time rises) behind a pool, fed open-loop (arrivals on a schedule, whatever the
  * pool does) at several rates and in a step from half to twice the backend's capacity. Each
  * algorithm starts at K/4; the static capacities K/4, K and 4K are the yardstick. Per run:
- * throughput, end-to-end (submit to end) p50 and p99, run time p50 and p99, rejections, and the
- * capacity every 100 ms.
+ * throughput, end-to-end p50 and p99 (from each task's scheduled arrival, so that a late
+ * generator does not hide the waits it caused: coordinated omission), the generator's lateness,
+ * run time p50 and p99, rejections, the load average, and the capacity every 100 ms. Below K a
+ * "no pool" row (a thread per task) measures the machine's own tail the same way.
  *
  * <p>Results depend on sleeps, not on CPU: a run uses a few percent of one core, so a shared
  * machine shifts them little (sleep overshoot shows in the p99). Writes JSON for
@@ -38,7 +40,7 @@ import io.github.workerpool.adaptive.Algorithm;
  *
  * <pre>
  *   java -cp pool-benchmarks/target/benchmarks.jar io.github.workerpool.benchmarks.AdaptiveHarness \
- *        [--k 32] [--base-ms 20] [--seconds 20] [--late-after 1.5] [--out results/adaptive.json] [--only aimd]
+ *        [--k 32] [--base-ms 100] [--seconds 20] [--late-after 1.15] [--out results/adaptive.json] [--only aimd]
  * </pre>
  */
 public final class AdaptiveHarness {
@@ -257,9 +259,9 @@ public final class AdaptiveHarness {
     /** Runs every configuration under every load and writes the JSON. */
     public static void main(String[] args) throws Exception {
         int k = 32;
-        long base = 20;
+        long base = 100;
         double seconds = 20;
-        double lateAfter = 1.5;
+        double lateAfter = 1.15;
         String out = "pool-benchmarks/results/adaptive.json";
         String only = null;
         String loadOnly = null;
