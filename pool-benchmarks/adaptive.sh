@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The adaptive-capacity harness (AdaptiveHarness): every algorithm and the static capacities K/4, K
-# and 4K against a fake backend of capacity K, at 0.5, 1.25 and 2 x K and in a step from 0.5 to 2 x K.
+# and 4K against a fake backend of capacity K, at 0.5, 1.25 and 2 x K and in a step from 0.5 to 2 x K,
+# plus a no-pool baseline (a thread per task) at 0.5K. Defaults: K = 32, base 100 ms, 20 s a run,
+# AIMD's runTimeout 1.15 x base.
 # Writes JSON, Markdown tables and an SVG chart of the capacity over time to pool-benchmarks/results/.
 #
-#   pool-benchmarks/adaptive.sh                         the full run (24 runs of 20 s: about 9 minutes)
+#   pool-benchmarks/adaptive.sh                         the full run (25 runs of 20 s: about 9 minutes)
 #   pool-benchmarks/adaptive.sh --seconds 10 --k 16     any AdaptiveHarness option (--k, --base-ms,
 #                                                       --seconds, --late-after, --only <config>, --load <load>)
 #

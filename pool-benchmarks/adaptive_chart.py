@@ -4,7 +4,9 @@
     python3 adaptive_chart.py adaptive.json adaptive.svg > adaptive.md
 
 One panel per load; in each, the capacity of every pool every 100 ms (the algorithms solid, the
-static capacities dashed) and the band [0.75K, 1.25K] shaded. Standard library only.
+static capacities dashed) and the band [0.75K, 1.25K] shaded. The tables' p99s count from each
+task's scheduled arrival (coordinated omission accounted); "no pool" is the baseline row (a thread
+per task, same schedule, same backend) that shows the machine's own tail. Standard library only.
 """
 import json
 import sys
@@ -33,13 +35,15 @@ def table(data):
     for load in loads:
         runs = [r for r in data["runs"] if r["load"] == load]
         best = max((r["throughput"] for r in runs if r["config"].startswith("static")), default=0)
+        baseline = next((r for r in runs if r["config"] == "no pool"), None)
         steady_best = max((r.get("steadyThroughput", 0) for r in runs if r["config"].startswith("static")), default=0)
         out.append(f"### load {load}\n")
         step = load.startswith("step")
-        out.append("| pool | tasks/s | vs best static | from 10 s: tasks/s | vs best static | rejected | p50 ms | p99 ms | p99 from 10 s, ms | run p50 ms | run p99 ms "
+        out.append("| pool | tasks/s | vs best static | from 10 s: tasks/s | vs best static | rejected | p50 ms | p99 ms | p99 from 10 s, ms "
+                   "| p99 from 10 s / base | / no pool's | generator late p99 ms | run p50 ms | run p99 ms "
                    f"| {'settled after the step' if step else 'settled'} (s) | in band after 10 s "
-                   "| mean capacity after 10 s |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                   "| mean capacity after 10 s | load average |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in runs:
             if step:
                 at = int(round(len(r["limits"]) / 3))
@@ -51,8 +55,17 @@ def table(data):
             ratio = f"{r['throughput'] / best:.2f}" if best else "-"
             st = r.get("steadyThroughput", 0)
             steady_ratio = f"{st / steady_best:.2f}" if steady_best else "-"
+            sp99 = r.get('steadyP99Ms', float('nan'))
+            vs_base = f"{sp99 / base:.2f}x"
+            vs_none = f"{sp99 / baseline['steadyP99Ms']:.2f}x" if baseline and baseline.get('steadyP99Ms') else "-"
+            late = f"{r['lateP99Ms']:.1f}" if "lateP99Ms" in r else "-"
+            if r["config"] == "no pool":
+                settle, band, mean = "-", "-", "-"
+            else:
+                mean = f"{r['meanLimitAfter10s']:.1f}"
             out.append(f"| {r['config']} | {r['throughput']:.0f} | {ratio} | {st:.0f} | {steady_ratio} | {r['rejected']} | {r['p50Ms']:.1f} "
-                       f"| {r['p99Ms']:.1f} | {r.get('steadyP99Ms', float('nan')):.1f} | {r['runP50Ms']:.1f} | {r['runP99Ms']:.1f} | {settle} | {band} | {r['meanLimitAfter10s']:.1f} |")
+                       f"| {r['p99Ms']:.1f} | {sp99:.1f} | {vs_base} | {vs_none} | {late} | {r['runP50Ms']:.1f} | {r['runP99Ms']:.1f} | {settle} | {band} "
+                       f"| {mean} | {r.get('loadAverage', '?')} |")
         out.append("")
     return "\n".join(out)
 
@@ -77,7 +90,7 @@ def svg(data):
     for i, load in enumerate(loads):
         x0 = left + (i % cols) * (pw + gap)
         y0 = top + (i // cols) * (ph + gap)
-        runs = [r for r in data["runs"] if r["load"] == load]
+        runs = [r for r in data["runs"] if r["load"] == load and r["config"] != "no pool"]
         n = max(len(r["limits"]) for r in runs)
         sx = pw / max(1, n - 1)
 

@@ -215,7 +215,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
             this.limit = initial;
             this.aimdTimeout = this.pool.config().runTimeout();
             this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
-                    this.aimdTimeout);
+                    this.aimdTimeout, true);
             this.inflight.set(0);
             this.generation++;
             this.enabled = true;
@@ -322,8 +322,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
     }
 
     /**
-     * AIMD's timeout is fixed when it is built, and its only state is its limit: a new one from the
-     * current limit with the pool's new runTimeout loses nothing but the current window.
+     * AIMD's timeout is fixed when it is built, and its state is its limit and whether it is still
+     * in slow start: a new one from the current limit with the pool's new runTimeout, past slow
+     * start (+1 a window from there), loses nothing but the current window.
      */
     private Limit rebuildAimd(int gen) {
         synchronized (this.lock) {
@@ -334,7 +335,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
             if (!Objects.equals(timeout, this.aimdTimeout)) {
                 this.aimdTimeout = timeout;
                 this.algorithmLimit = Limits.create(this.algorithm, this.limit, this.minCapacity, this.maxCapacity,
-                        timeout);
+                        timeout, false);
             }
             return this.algorithmLimit;
         }

@@ -11,18 +11,22 @@ public enum Algorithm {
 
     /**
      * Gradient2: compares the window's average run time with a long-term average and shrinks the
-     * limit by that ratio (at most by half), otherwise grows it by 4 a window. Needs no setting;
-     * settles a few above the backend's knee. Its long-term average slowly follows a lasting
-     * overload (minutes), so the limit creeps up while one lasts.
+     * limit by that ratio (at most by half), otherwise grows it by 2 a window (half of its queue
+     * allowance of 4: smoothing 0.5). Needs no setting; settles a few above the backend's knee.
+     * Its long-term average slowly follows a lasting overload (minutes), so the limit creeps up
+     * while one lasts.
      */
     GRADIENT2("gradient2"),
 
     /**
-     * AIMD: grows the limit by 1 a window while tasks keep it busy, and cuts it by 10% when the
-     * window's average run time exceeds the pool's {@code runTimeout} (or a task failed with an
-     * error the {@code dropOn} predicate accepts). Without such a signal it only grows: it needs the
-     * pool's {@code runTimeout} set a little above the backend's normal run time; it then settles
-     * where the average run time reaches it.
+     * AIMD with slow start: doubles the limit a window until the first drop, which sets it to the
+     * knee the window implies (tasks in flight x the least run time seen / the window's run time)
+     * if that is below 90% of it; from then on grows it by 1 a window while tasks keep it busy,
+     * and cuts it by 10% on a drop, at most every other window (one cut per round trip). A drop is
+     * a window whose average run time exceeds the pool's {@code runTimeout}, or a task failed with
+     * an error the {@code dropOn} predicate accepts. Without such a signal it only grows: it needs
+     * the pool's {@code runTimeout} set a little above the backend's normal run time (1.15x in the
+     * benchmark); it then settles where the average run time reaches it.
      */
     AIMD("aimd"),
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import com.netflix.concurrency.limits.Limit;
-import com.netflix.concurrency.limits.limit.AIMDLimit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
@@ -22,7 +21,7 @@ final class Limits {
      * makes the same numbers mean seconds and minutes, as they do for Netflix's request limiters.
      *
      * Window: at least MIN_WINDOW_SAMPLES tasks and max(MIN_WINDOW, 2 x the window's shortest run
-     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD climb 10 a
+     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD (past its slow start) climb 10 a
      * second. Tasks shorter than 100 us are ignored by WindowedLimit (their time is noise).
      */
 
@@ -32,16 +31,26 @@ final class Limits {
 
     static final int MIN_WINDOW_SAMPLES = 10;
 
+    /*
+     * Gradient2's smoothing: the share of a window's new estimate taken at once. The library's 0.2
+     * grows the limit by 0.2 x queueSize (0.8) a window: from a quarter of the knee, 6 s to get
+     * there at 200 ms windows, which cost 13-17% of a 20 s run's throughput (BENCHMARKS.md). 0.5
+     * grows by 2 a window; where it settles (limit x (1 - gradient) = queueSize) does not depend on it.
+     */
+    static final double GRADIENT2_SMOOTHING = 0.5;
+
     private Limits() {
     }
 
-    private static Limit aimd(int initial, int min, int max, Duration timeout) {
-        AIMDLimit.Builder builder = AIMDLimit.newBuilder().initialLimit(initial).minLimit(min).maxLimit(max)
-            .backoffRatio(0.9);
-        if (timeout != null) {
-            builder.timeout(Math.max(1, PoolTimeouts.nanos(timeout)), TimeUnit.NANOSECONDS);
-        }
-        return builder.build();
+    /** AIMD's back-off on a drop; the library's default. */
+    static final double AIMD_BACKOFF = 0.9;
+
+    /** AIMDLimit's default timeout when the pool has no runTimeout. */
+    private static final long AIMD_DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private static Limit aimd(int initial, int min, int max, Duration timeout, boolean slowStart) {
+        long timeoutNanos = (timeout != null) ? Math.max(1, PoolTimeouts.nanos(timeout)) : AIMD_DEFAULT_TIMEOUT_NANOS;
+        return new SlowStartAimdLimit(initial, min, max, AIMD_BACKOFF, timeoutNanos, slowStart);
     }
 
     /** Durations beyond long nanoseconds are no limit in practice. */
@@ -60,8 +69,11 @@ final class Limits {
     /**
      * @param aimdTimeout for AIMD: a window whose average run time exceeds it is a drop; null for
      *                    the library's default (5 s)
+     * @param aimdSlowStart for AIMD: whether it doubles a window until its first drop (false when
+     *                      rebuilt from a running limit)
      */
-    static Limit create(Algorithm algorithm, int initial, int min, int max, Duration aimdTimeout) {
+    static Limit create(Algorithm algorithm, int initial, int min, int max, Duration aimdTimeout,
+            boolean aimdSlowStart) {
         Limit limit = switch (algorithm) {
             case GRADIENT2 -> Gradient2Limit.newBuilder()
                 .initialLimit(initial)
@@ -69,10 +81,10 @@ final class Limits {
                 .maxConcurrency(max)
                 .queueSize(4)
                 .rttTolerance(1.0)
-                .smoothing(0.2)
+                .smoothing(GRADIENT2_SMOOTHING)
                 .longWindow(600)
                 .build();
-            case AIMD -> aimd(initial, min, max, aimdTimeout);
+            case AIMD -> aimd(initial, min, max, aimdTimeout, aimdSlowStart);
             case VEGAS -> VegasLimit.newBuilder()
                 .initialLimit(initial)
                 .maxConcurrency(max)

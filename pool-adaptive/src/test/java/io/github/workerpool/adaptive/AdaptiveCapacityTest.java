@@ -72,6 +72,62 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void aimd_slowStart_reachesTheKneeWithinSeconds_thenHoldsKPlusMinus25Percent() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(aimdPool(K / 4), Algorithm.AIMD, backend, 1, 8 * K);
+        backend.run(adaptive, 60);
+        // Doubling a window (40 ms here: 2 x the run time) from 8 passes K within a second;
+        // +1 a window (the old AIMD's only growth) would need 24 windows and more.
+        assertThat(backend.limits.subList(0, 10)).as("first second: %s", backend.limits)
+                .anySatisfy((limit) -> assertThat(limit).isGreaterThanOrEqualTo(3 * K / 4));
+        assertThat(backend.limitsFrom(5)).as("limit from 5 s to 60 s: %s", backend.limits)
+                .allSatisfy((limit) -> assertThat(limit).isBetween(3 * K / 4, 5 * K / 4));
+    }
+
+    @Test
+    void gradient2_fromAQuarterOfTheKnee_reachesItWithinThreeSeconds() {
+        ModelBackend backend = new ModelBackend(K, 20);
+        AdaptiveCapacity adaptive = attach(pool(K / 4), Algorithm.GRADIENT2, backend, 1, 8 * K);
+        backend.run(adaptive, 3);
+        // Smoothing 0.5 grows it by 2 a window (smoothing 0.2: 0.8, which needed about 6 s in the harness).
+        assertThat(adaptive.limit()).as("limits: %s", backend.limits).isGreaterThanOrEqualTo(3 * K / 4);
+    }
+
+    @Test
+    void slowStartAimd_doublesUntilTheFirstDrop_thenGrowsByOne_andNotWhileAppLimited() {
+        long timeout = TimeUnit.MILLISECONDS.toNanos(24);
+        long fast = TimeUnit.MILLISECONDS.toNanos(20);
+        SlowStartAimdLimit limit = new SlowStartAimdLimit(8, 1, 256, 0.9, timeout, true);
+        limit.onSample(0, fast, 8, false);
+        assertThat(limit.getLimit()).isEqualTo(16);
+        limit.onSample(0, fast, 16, false);
+        assertThat(limit.getLimit()).isEqualTo(32);
+        limit.onSample(0, fast, 10, false);
+        assertThat(limit.getLimit()).as("fewer than half in flight: app-limited, no growth").isEqualTo(32);
+        limit.onSample(0, 2 * fast, 32, false);
+        assertThat(limit.getLimit()).as("first drop (run time 2 x the least seen, 32 in flight): the knee "
+                + "Little's law implies, 32 x 20 / 40 = 16, below 0.9 x 32").isEqualTo(16);
+        assertThat(limit.inSlowStart()).isFalse();
+        limit.onSample(0, 2 * fast, 16, true);
+        assertThat(limit.getLimit()).as("the window after a cut holds, drop or not").isEqualTo(16);
+        limit.onSample(0, fast, 16, false);
+        assertThat(limit.getLimit()).as("after the first drop: +1").isEqualTo(17);
+        limit.onSample(0, fast, 17, true);
+        assertThat(limit.getLimit()).as("a later drop: x 0.9 only").isEqualTo(15);
+        limit.onSample(0, fast, 15, false);
+        assertThat(limit.getLimit()).as("held after the cut").isEqualTo(15);
+        limit.onSample(0, 10 * fast, 15, false);
+        assertThat(limit.getLimit()).as("a later slow window: x 0.9 only").isEqualTo(13);
+        SlowStartAimdLimit rebuilt = new SlowStartAimdLimit(255, 1, 256, 0.9, timeout, false);
+        rebuilt.onSample(0, fast, 255, false);
+        rebuilt.onSample(0, fast, 256, false);
+        assertThat(rebuilt.getLimit()).as("rebuilt: +1, never above max").isEqualTo(256);
+        SlowStartAimdLimit low = new SlowStartAimdLimit(2, 2, 256, 0.5, timeout, false);
+        low.onSample(0, timeout + 1, 2, false);
+        assertThat(low.getLimit()).as("never below min").isEqualTo(2);
+    }
+
+    @Test
     void aimd_fromAbove_comesDownIntoTheBand() {
         ModelBackend backend = new ModelBackend(K, 20);
         AdaptiveCapacity adaptive = attach(aimdPool(8 * K), Algorithm.AIMD, backend, 1, 8 * K);

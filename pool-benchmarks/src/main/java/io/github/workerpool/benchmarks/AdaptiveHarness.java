@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +29,10 @@ import io.github.workerpool.adaptive.Algorithm;
  * permit and run time rises) behind a pool, fed open-loop (arrivals on a schedule, whatever the
  * pool does) at several rates and in a step from half to twice the backend's capacity. Each
  * algorithm starts at K/4; the static capacities K/4, K and 4K are the yardstick. Per run:
- * throughput, end-to-end (submit to end) p50 and p99, run time p50 and p99, rejections, and the
- * capacity every 100 ms.
+ * throughput, end-to-end p50 and p99 (from each task's scheduled arrival, so that a late
+ * generator does not hide the waits it caused: coordinated omission), the generator's lateness,
+ * run time p50 and p99, rejections, the load average, and the capacity every 100 ms. Below K a
+ * "no pool" row (a thread per task) measures the machine's own tail the same way.
  *
  * <p>Results depend on sleeps, not on CPU: a run uses a few percent of one core, so a shared
  * machine shifts them little (sleep overshoot shows in the p99). Writes JSON for
@@ -35,13 +40,21 @@ import io.github.workerpool.adaptive.Algorithm;
  *
  * <pre>
  *   java -cp pool-benchmarks/target/benchmarks.jar io.github.workerpool.benchmarks.AdaptiveHarness \
- *        [--k 32] [--base-ms 20] [--seconds 20] [--late-after 1.5] [--out results/adaptive.json] [--only aimd]
+ *        [--k 32] [--base-ms 100] [--seconds 20] [--late-after 1.15] [--out results/adaptive.json] [--only aimd]
  * </pre>
  */
 public final class AdaptiveHarness {
 
-    /** One pool setup: an algorithm starting at K/4, or a static capacity. */
-    public record Config(String name, Algorithm algorithm, int capacity) {
+    /**
+     * One pool setup: an algorithm starting at K/4, or a static capacity; or, with {@code noPool},
+     * the baseline: no pool at all, a new thread per task (JDK cached threads), which shows what
+     * the machine itself adds to a 100 ms sleep at that load.
+     */
+    public record Config(String name, Algorithm algorithm, int capacity, boolean noPool) {
+
+        Config(String name, Algorithm algorithm, int capacity) {
+            this(name, algorithm, capacity, false);
+        }
     }
 
     /** A load: {@code rate} x the backend's capacity (K / base per second), stepping to {@code stepRate} at {@code stepAt}. */
@@ -52,7 +65,7 @@ public final class AdaptiveHarness {
     public record Run(String load, String config, double throughput, double steadyThroughput, long completed,
             long rejected, double p50Ms,
             double p99Ms, double steadyP99Ms, double runP50Ms, double runP99Ms, double settleSeconds,
-            double inBandAfter10s, double meanLimitAfter10s, int[] limits) {
+            double inBandAfter10s, double meanLimitAfter10s, double lateP99Ms, String machineLoad, int[] limits) {
     }
 
     /** The harness's settings. */
@@ -70,7 +83,8 @@ public final class AdaptiveHarness {
     public static List<Config> configs(int k) {
         return List.of(new Config("gradient2", Algorithm.GRADIENT2, k / 4), new Config("aimd", Algorithm.AIMD, k / 4),
                 new Config("vegas", Algorithm.VEGAS, k / 4), new Config("static K/4", null, k / 4),
-                new Config("static K", null, k), new Config("static 4K", null, 4 * k));
+                new Config("static K", null, k), new Config("static 4K", null, 4 * k),
+                new Config("no pool", null, -1, true));
     }
 
     /** The loads: steady at 0.5, 1.25 and 2 x the backend's capacity, and a step from 0.5 to 2. */
@@ -91,11 +105,13 @@ public final class AdaptiveHarness {
         long baseNanos = TimeUnit.MILLISECONDS.toNanos(settings.baseMillis());
         Semaphore backend = new Semaphore(k, true);
         WorkerPool.Builder builder = WorkerPool.builder().name("adaptive-" + config.name().replace(' ', '-'))
-            .capacity(config.capacity()).queueCapacity(4 * k).nonblocking(true);
+            .capacity(Math.max(1, config.capacity())).queueCapacity(4 * k).nonblocking(true);
         if (config.algorithm() == Algorithm.AIMD) {
             builder.runTimeout(Duration.ofNanos((long) (baseNanos * settings.lateAfter())));
         }
-        WorkerPool pool = builder.build();
+        WorkerPool pool = config.noPool() ? null : builder.build();
+        ExecutorService threads = config.noPool() ? Executors.newCachedThreadPool() : null;
+        Executor executor = config.noPool() ? threads : pool;
         AdaptiveCapacity adaptive = (config.algorithm() == null) ? null
                 : AdaptiveCapacity.builder().algorithm(config.algorithm()).minCapacity(1).maxCapacity(8 * k).attach(pool);
 
@@ -105,6 +121,7 @@ public final class AdaptiveHarness {
         long[] latencies = new long[expected];
         long[] runTimes = new long[expected];
         long[] submitTimes = new long[expected];
+        long[] lateness = new long[expected];
         AtomicInteger recorded = new AtomicInteger();
         AtomicLong rejected = new AtomicLong();
         int[] limits = new int[(int) (settings.seconds() * 10) + 1];
@@ -123,13 +140,19 @@ public final class AdaptiveHarness {
                 break;
             }
             double rate = (now < stepAt ? load.rate() : load.stepRate()) * capacityPerSecond;
+            double dueBefore = due;
             due += (now - last) * rate / 1e9;
+            long lastBefore = last;
             last = now;
             while (submitted < (long) due) {
                 submitted++;
-                long submittedAt = System.nanoTime();
+                // Coordinated omission: latency counts from when the task was due on the schedule
+                // (due crossed it between lastBefore and now), not from when this thread, waking
+                // late from its 1 ms park or stalled by the machine, got round to submitting it.
+                long submittedAt = lastBefore + (long) ((submitted - dueBefore) * 1e9 / rate);
+                long late = System.nanoTime() - submittedAt;
                 try {
-                    pool.execute(() -> {
+                    executor.execute(() -> {
                         long started = System.nanoTime();
                         backend.acquireUninterruptibly();
                         try {
@@ -148,6 +171,7 @@ public final class AdaptiveHarness {
                             latencies[i] = ended - submittedAt;
                             runTimes[i] = ended - started;
                             submitTimes[i] = submittedAt;
+                            lateness[i] = late;
                         }
                     });
                 }
@@ -156,7 +180,7 @@ public final class AdaptiveHarness {
                 }
             }
             while (now >= nextSample && samples < limits.length) {
-                limits[samples++] = pool.capacity();
+                limits[samples++] = config.noPool() ? 0 : pool.capacity();
                 nextSample += TimeUnit.MILLISECONDS.toNanos(100);
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
@@ -166,13 +190,21 @@ public final class AdaptiveHarness {
         if (adaptive != null) {
             adaptive.close();
         }
-        pool.release();
-        pool.awaitTermination(Duration.ofMinutes(1));
+        if (pool != null) {
+            pool.release();
+            pool.awaitTermination(Duration.ofMinutes(1));
+        }
+        else {
+            threads.shutdown();
+            threads.awaitTermination(1, TimeUnit.MINUTES);
+        }
         int n = Math.min(completedInRun, latencies.length);
         // Steady: tasks submitted from 10 s on (from half the run in shorter runs), after the start-up.
         long steadyFrom = start + Math.min(TimeUnit.SECONDS.toNanos(10), runNanos / 2);
         long[] steady = java.util.stream.IntStream.range(0, n).filter((i) -> submitTimes[i] - steadyFrom >= 0)
             .mapToLong((i) -> latencies[i]).sorted().toArray();
+        long[] steadyLate = java.util.stream.IntStream.range(0, n).filter((i) -> submitTimes[i] - steadyFrom >= 0)
+            .mapToLong((i) -> lateness[i]).sorted().toArray();
         long steadyEnded = java.util.stream.IntStream.range(0, n)
             .filter((i) -> submitTimes[i] + latencies[i] - steadyFrom >= 0 && submitTimes[i] + latencies[i] - end < 0)
             .count();
@@ -184,7 +216,8 @@ public final class AdaptiveHarness {
         int[] series = Arrays.copyOf(limits, samples);
         return new Run(load.name(), config.name(), n * 1e9 / elapsed, steadyThroughput, n, rejected.get(), ms(percentile(e2e, 0.5)),
                 ms(percentile(e2e, 0.99)), ms(percentile(steady, 0.99)), ms(percentile(run, 0.5)), ms(percentile(run, 0.99)),
-                settleSeconds(series, k), inBand(series, k, 100), meanFrom(series, 100), series);
+                settleSeconds(series, k), inBand(series, k, 100), meanFrom(series, 100), ms(percentile(steadyLate, 0.99)),
+                loadAverage(), series);
     }
 
     /** Seconds until the capacity enters [0.75K, 1.25K] and stays there to the end; -1 if it never does. */
@@ -226,9 +259,9 @@ public final class AdaptiveHarness {
     /** Runs every configuration under every load and writes the JSON. */
     public static void main(String[] args) throws Exception {
         int k = 32;
-        long base = 20;
+        long base = 100;
         double seconds = 20;
-        double lateAfter = 1.5;
+        double lateAfter = 1.15;
         String out = "pool-benchmarks/results/adaptive.json";
         String only = null;
         String loadOnly = null;
@@ -258,13 +291,17 @@ public final class AdaptiveHarness {
                 if (only != null && !config.name().equals(only)) {
                     continue;
                 }
+                // Without a pool, load above K piles up threads without end: the baseline is for loads below K.
+                if (config.noPool() && Math.max(load.rate(), load.stepRate()) >= 1) {
+                    continue;
+                }
                 Run r = run(settings, config, load);
                 runs.add(r);
                 System.out.printf(Locale.ROOT,
                         "%-14s %-11s %7.0f/s (steady %7.0f/s) rejected %6d  p50 %6.1f ms  p99 %7.1f ms (steady %7.1f)  run p99 %6.1f ms  settle %5.1f s"
-                                + "  in band after 10 s %4.0f%%  mean limit after 10 s %6.1f%n",
+                                + "  in band after 10 s %4.0f%%  mean limit after 10 s %6.1f  generator late p99 %5.1f ms  load average %s%n",
                         r.load(), r.config(), r.throughput(), r.steadyThroughput(), r.rejected(), r.p50Ms(), r.p99Ms(), r.steadyP99Ms(), r.runP99Ms(),
-                        r.settleSeconds(), 100 * r.inBandAfter10s(), r.meanLimitAfter10s());
+                        r.settleSeconds(), 100 * r.inBandAfter10s(), r.meanLimitAfter10s(), r.lateP99Ms(), r.machineLoad());
             }
         }
         Path path = Path.of(out);
@@ -285,11 +322,21 @@ public final class AdaptiveHarness {
                     + "\"steadyThroughput\": %.1f, "
                     + "\"completed\": %d, \"rejected\": %d, \"p50Ms\": %.2f, \"p99Ms\": %.2f, \"steadyP99Ms\": %.2f, \"runP50Ms\": %.2f, "
                     + "\"runP99Ms\": %.2f, \"settleSeconds\": %.1f, \"inBandAfter10s\": %.3f, \"meanLimitAfter10s\": %.2f, "
-                    + "\"limits\": %s}%s%n", r.load(), r.config(), r.throughput(), r.steadyThroughput(), r.completed(), r.rejected(), r.p50Ms(),
+                    + "\"lateP99Ms\": %.2f, \"loadAverage\": \"%s\", \"limits\": %s}%s%n", r.load(), r.config(), r.throughput(), r.steadyThroughput(), r.completed(), r.rejected(), r.p50Ms(),
                     r.p99Ms(), r.steadyP99Ms(), r.runP50Ms(), r.runP99Ms(), r.settleSeconds(), nan(r.inBandAfter10s()),
-                    nan(r.meanLimitAfter10s()), Arrays.toString(r.limits()), (i < runs.size() - 1) ? "," : ""));
+                    nan(r.meanLimitAfter10s()), r.lateP99Ms(), r.machineLoad(), Arrays.toString(r.limits()), (i < runs.size() - 1) ? "," : ""));
         }
         return out.append("]}\n").toString();
+    }
+
+    /** The machine's load average over the last minute, as uptime shows it; "?" where there is none. */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        }
+        catch (IOException | RuntimeException ex) {
+            return "?";
+        }
     }
 
     private static double nan(double x) {

@@ -324,7 +324,8 @@ class BenchmarksSmokeTest {
 
     /**
      * The adaptive-capacity harness (its own command, adaptive.sh): every configuration through the
-     * load step for one second against a backend of capacity 4; asserts that each runs and reports.
+     * load step for one second against a backend of capacity 4 (the no-pool baseline at 0.5K: it
+     * is for loads below K); asserts that each runs and reports.
      */
     @Test
     void adaptiveHarness() throws Exception {
@@ -332,12 +333,15 @@ class BenchmarksSmokeTest {
         AdaptiveHarness.Load step = AdaptiveHarness.loads().get(AdaptiveHarness.loads().size() - 1);
         List<AdaptiveHarness.Run> runs = new ArrayList<>();
         for (AdaptiveHarness.Config config : AdaptiveHarness.configs(4)) {
-            AdaptiveHarness.Run run = AdaptiveHarness.run(settings, config, step);
+            AdaptiveHarness.Run run = AdaptiveHarness.run(settings, config,
+                    config.noPool() ? AdaptiveHarness.loads().get(0) : step);
             assertThat(run.completed()).as(config.name()).isPositive();
+            assertThat(run.lateP99Ms()).as(config.name()).isNotNegative();
             assertThat(run.limits()).as(config.name()).isNotEmpty();
             runs.add(run);
         }
-        assertThat(AdaptiveHarness.json(settings, runs)).contains("\"config\": \"vegas\"");
+        assertThat(AdaptiveHarness.json(settings, runs)).contains("\"config\": \"vegas\"")
+            .contains("\"config\": \"no pool\"");
         assertThat(AdaptiveHarness.settleSeconds(new int[] {1, 1, 4, 4, 4}, 4)).isEqualTo(0.2);
         assertThat(AdaptiveHarness.settleSeconds(new int[] {4, 4, 1}, 4)).isEqualTo(-1);
     }
