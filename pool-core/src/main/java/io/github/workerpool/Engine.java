@@ -87,11 +87,10 @@ abstract class Engine {
     abstract long retiredPolledLocked();
 
     /**
-     * The pool's submitted total from the counter the pool keeps, the tasks workers took from an
-     * unbounded queue (read under the lock, with {@link #retiredPolledLocked()}) and the queue's
-     * length read after: an engine may count some tasks elsewhere than the counter (QueueEngine).
+     * The pool's submitted total from the counter the pool keeps: an engine may count some tasks
+     * elsewhere than the counter (QueueEngine counts an unbounded queue's offers per thread).
      */
-    abstract long submittedTotal(long submittedCounter, long polled, int queuedNow);
+    abstract long submittedTotal(long submittedCounter);
 
     /** Takes a waiting caller's task into the engine's queue, on the caller's stripe. */
     interface TaskSink {

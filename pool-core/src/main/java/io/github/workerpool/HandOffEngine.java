@@ -198,7 +198,7 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
-    long submittedTotal(long submittedCounter, long polled, int queuedNow) {
+    long submittedTotal(long submittedCounter) {
         return submittedCounter;
     }
 

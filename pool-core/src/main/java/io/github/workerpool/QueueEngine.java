@@ -431,7 +431,7 @@ final class QueueEngine extends Engine {
     }
 
     @Override
-    long submittedTotal(long submittedCounter, long polled, int queuedNow) {
+    long submittedTotal(long submittedCounter) {
         if (!unbounded) {
             return submittedCounter;
         }

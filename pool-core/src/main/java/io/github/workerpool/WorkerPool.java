@@ -1340,7 +1340,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // An unbounded queue's length is its offers less the polls read above and the drains, read
         // after them (QueueEngine's notes): constant time, whatever the queue holds.
         int queuedNow = engine.queuedGivenPolled(finished.polled());
-        long submittedTotal = engine.submittedTotal(submittedNow, finished.polled(), queuedNow);
+        long submittedTotal = engine.submittedTotal(submittedNow);
         return new PoolStats(name, cap, running, idleNow, waiting, queuedNow, submittedTotal, finished.completed(),
                 finished.failed(), counters.rejected.sum(), finished.cancelled(), counters.queueTimeouts.sum(),
                 counters.runTimeouts.sum());
