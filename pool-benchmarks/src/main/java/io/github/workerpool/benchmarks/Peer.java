@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
@@ -67,17 +68,7 @@ public enum Peer {
         @Override
         Target create(int n) {
             ThreadPoolExecutor tpe = new ThreadPoolExecutor(n, n, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                    (r, executor) -> {
-                        if (executor.isShutdown()) {
-                            throw new RejectedExecutionException("shut down");
-                        }
-                        try {
-                            executor.getQueue().put(r);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new RejectedExecutionException(e);
-                        }
-                    });
+                    BLOCKING_PUT);
             return Target.ofTpe(tpe);
         }
     },
@@ -304,4 +295,20 @@ public enum Peer {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * Makes a TPE's caller wait for room, as a blocking WorkerPool does: {@code queue.put} (read by
+     * the constants' create methods, which run after the enum's static initialization).
+     */
+    static final RejectedExecutionHandler BLOCKING_PUT = (r, executor) -> {
+        if (executor.isShutdown()) {
+            throw new RejectedExecutionException("shut down");
+        }
+        try {
+            executor.getQueue().put(r);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RejectedExecutionException(e);
+        }
+    };
 }

@@ -3,7 +3,6 @@ package io.github.workerpool.benchmarks;
 import io.github.workerpool.WorkerPool;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -135,24 +134,11 @@ public class QueueModesBenchmark {
             case "TPE": {
                 BlockingQueue<Runnable> queue = q == 0 ? new SynchronousQueue<>()
                         : q == Integer.MAX_VALUE ? new LinkedBlockingQueue<>() : new LinkedBlockingQueue<>(q);
-                RejectedExecutionHandler handler = abort ? new ThreadPoolExecutor.AbortPolicy() : BLOCKING_PUT;
+                RejectedExecutionHandler handler = abort ? new ThreadPoolExecutor.AbortPolicy() : Peer.BLOCKING_PUT;
                 return Target.ofTpe(new ThreadPoolExecutor(n, n, 60, TimeUnit.SECONDS, queue, handler));
             }
             default:
                 throw new IllegalArgumentException("unknown peer '" + peer + "': WorkerPool or TPE");
         }
     }
-
-    /** Makes the caller wait for room, as a blocking WorkerPool does: {@code queue.put}. */
-    static final RejectedExecutionHandler BLOCKING_PUT = (r, executor) -> {
-        if (executor.isShutdown()) {
-            throw new RejectedExecutionException("shut down");
-        }
-        try {
-            executor.getQueue().put(r);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RejectedExecutionException(e);
-        }
-    };
 }
