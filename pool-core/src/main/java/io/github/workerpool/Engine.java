@@ -29,7 +29,10 @@ abstract class Engine {
     /** Whether a task would fit in the queue now (the full path queues instead of waiting). */
     abstract boolean hasRoom();
 
-    /** Queues the task if there is room; false if not. May throw {@link PoolClosedException}. */
+    /**
+     * Queues a task of the full path (one the pool has counted as submitted already, if it does
+     * not count on submit) if there is room; false if not. May throw {@link PoolClosedException}.
+     */
     abstract boolean offer(Object task);
 
     /** The worker's next queued task, or null; counts the task as taken. */

@@ -1,5 +1,7 @@
 package io.github.workerpool;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,18 +35,24 @@ final class QueueEngine extends Engine {
      *
      * Counting: a bounded queue needs its length for every admission, so it counts it, but not in
      * one counter that producers and workers both write (that line crossed the cores twice per
-     * task: 0.54-0.69x ThreadPoolExecutor, BENCHMARKS.md "Eighth round"). Producers count the
-     * slots they take in `admitted` (a compare-and-set against the capacity; only producers, and
-     * a worker letting a waiting caller in, write it); workers count the tasks they take, and
-     * anything else that leaves the queue, in `taken` (a LongAdder: workers spread over its cells
-     * once they contend; no line shared with the producers). queued = admitted - taken. A
-     * producer checks the capacity against `takenSeen`, the last `taken` sum any producer read:
-     * `taken` only grows, so the check can only err towards full, and only then does the
-     * producer sum `taken` afresh. A sum read while workers add to it can be low, never high, so
-     * admission never goes beyond the capacity (beyond what the worker letting a waiting caller
-     * in adds, as before).
-     * stats() reads `taken` before `admitted`, so queued can read high, never negative. An
-     * unbounded queue keeps no shared counter on the producer's side: each submitting thread
+     * task: 0.54-0.69x ThreadPoolExecutor, BENCHMARKS.md "Eighth round"), and not on a line that
+     * the other side reads per task (an AtomicLong that happened to be allocated next to the
+     * workers' counter cost a producer and two workers 100 ns a task, "Ninth round"). Producers
+     * count the slots they take in `admitted` (Slots: padded; a compare-and-set against the
+     * capacity; only producers, and a worker letting a waiting caller in, write it); each worker
+     * counts the tasks it takes in a cell of its own (`taken`, OfferCounts: a plain increment,
+     * released, keyed by the worker's `cell`), and anything else that leaves the queue in
+     * `takenOther`. queued = admitted - taken. A producer checks the capacity against
+     * `takenSeen`, the last sum of what left that any producer read: it only grows, so the check
+     * can only err towards full, and only then does the producer sum afresh. A sum read while
+     * workers add to it can be low, never high, so admission never goes beyond the capacity
+     * (beyond what the worker letting a waiting caller in adds, as before).
+     * stats() reads what left before `admitted`, so queued can read high, never negative.
+     * The submitted total: what enters a bounded queue is counted by `admitted` alone (no
+     * second counter on the producer's path); the pool's `submitted` counter takes what goes
+     * elsewhere (a new worker, the full path), and `admittedCounted` the slots taken for tasks
+     * the pool had counted already (a waiting caller's), written before `admitted` and read after
+     * it. An unbounded queue keeps no shared counter on the producer's side: each submitting thread
      * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
      * other thread writes), the worker that polls a task counts it in its own `polled` field, and
      * a task taken out without a worker (shutdownNow, a producer losing a race with shutdown) in
@@ -52,10 +60,10 @@ final class QueueEngine extends Engine {
      * (a scrape with 10^6 tasks queued used to walk them: ~5 ms per stats()). A counter that both
      * sides update per task moves a cache line across cores twice per task; a cell per producer
      * stays in its producer's cache. The pool's `submitted` counts only what did not enter the
-     * queue; submittedTotal adds `offered`. The producer counts before it offers and stats()
-     * reads polled (under the lock), then drained, then offered, so a task in flight can make
-     * queued read high, never negative, and the total keeps its highest value (submittedHigh), so
-     * it never goes down; both are exact when the pool is quiet.
+     * queue; submittedTotal adds `offered` (or admitted - admittedCounted). The producer counts
+     * before it offers and stats() reads polled (under the lock), then drained, then offered, so
+     * a task in flight can make queued read high, never negative, and the total keeps its highest
+     * value (submittedHigh), so it never goes down; both are exact when the pool is quiet.
      *
      * Races that must not lose a task:
      *   - A task is queued just as the last worker goes idle. The producer offers, then reads
@@ -72,9 +80,11 @@ final class QueueEngine extends Engine {
 
     private final TaskQueue queue;
     private final boolean unbounded;
-    private final AtomicLong admitted;                               // bounded: slots producers took
-    private volatile long takenSeen;                                 // bounded: a recent taken.sum()
-    private final LongAdder taken;                                   // bounded: tasks that left the queue
+    private final Slots slots;                                       // bounded: the producers' side
+    private final AtomicLong admittedCounted;                        // bounded: slots of tasks the pool counted
+    private final OfferCounts taken;                                 // bounded: tasks workers took, a cell each
+    private final LongAdder takenOther;                              // bounded: tasks that left the queue otherwise
+    private int nextCell;                                            // guarded by the pool's lock
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();               // unbounded: highest stats() total
@@ -86,8 +96,10 @@ final class QueueEngine extends Engine {
         this.queue = new TaskQueue(capacity, unbounded);
         this.unbounded = unbounded;
         this.drained = unbounded ? new LongAdder() : null;
-        this.admitted = unbounded ? null : new AtomicLong();
-        this.taken = unbounded ? null : new LongAdder();
+        this.slots = unbounded ? null : new Slots();
+        this.admittedCounted = unbounded ? null : new AtomicLong();
+        this.taken = unbounded ? null : new OfferCounts();
+        this.takenOther = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
 
@@ -97,17 +109,21 @@ final class QueueEngine extends Engine {
         int c = p.capacityNow();
         // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
         if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
-            if (unbounded) {
-                p.counters.submitted.increment(); // it goes to a new worker, not into the queue
+            // It goes to a new worker, not into the queue: the pool's counter counts it, once the
+            // worker has it (counting first and taking it back would let stats() latch the +1).
+            boolean added;
+            try {
+                added = p.addWorker(work);
+            } catch (PoolClosedException closed) {
+                p.counters.submitted.increment(); // submitted and rejected
+                throw closed;
             }
-            if (p.addWorker(work)) {
+            if (added) {
+                p.counters.submitted.increment();
                 return true;
             }
-            if (unbounded) {
-                p.counters.submitted.add(-1);
-            }
         }
-        return offer(work);
+        return offer(work, false);
     }
 
     @Override
@@ -117,9 +133,29 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean offer(Object task) {
+        return offer(task, true);
+    }
+
+    /**
+     * Queues the task if there is room; false if not. The queue counts what enters it as
+     * submitted (a bounded queue in `admitted`, an unbounded one per producer), so a task the
+     * pool has counted already ({@code counted}: a full-path caller's) is marked as such first:
+     * the total may read low meanwhile, never high.
+     */
+    private boolean offer(Object task, boolean counted) {
         WorkerPool p = pool;
-        if (!unbounded && !reserveSlot(p.queueCapacity)) {
-            return false;
+        if (!unbounded) {
+            if (counted) {
+                admittedCounted.incrementAndGet();
+            }
+            if (!reserveSlot(p.queueCapacity)) {
+                if (counted) {
+                    admittedCounted.decrementAndGet();
+                }
+                return false;
+            }
+        } else if (counted) {
+            p.counters.submitted.add(-1); // unreachable (an unbounded queue is never full); its offer counts it
         }
         queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {
@@ -144,27 +180,33 @@ final class QueueEngine extends Engine {
      * full. Checks against the last `taken` seen first, and sums `taken` only when that says full.
      */
     private boolean reserveSlot(int capacity) {
+        Slots s = slots;
         for (;;) {
-            long a = admitted.get();
-            if (a - takenSeen >= capacity) {
-                long t = taken.sum();
-                if (t > takenSeen) {
-                    takenSeen = t; // a racing older sum may still win: that only errs towards full
+            long a = s.admitted;
+            if (a - s.takenSeen >= capacity) {
+                long t = takenSum();
+                if (t > s.takenSeen) {
+                    s.takenSeen = t; // a racing older sum may still win: that only errs towards full
                 }
                 if (a - t >= capacity) {
                     return false;
                 }
             }
-            if (admitted.compareAndSet(a, a + 1)) {
+            if (Slots.ADMITTED.compareAndSet(s, a, a + 1)) {
                 return true;
             }
         }
     }
 
+    /** Tasks that left a bounded queue: may read low while workers count, never high. */
+    private long takenSum() {
+        return takenOther.sum() + taken.sum();
+    }
+
     /** A bounded queue's length: `taken` read first, so it can read high, never below the truth. */
     private long boundedQueued() {
-        long t = taken.sum();
-        return admitted.get() - t;
+        long t = takenSum();
+        return slots.admitted - t;
     }
 
     /**
@@ -218,7 +260,7 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             drained.increment();
         } else {
-            taken.increment();
+            takenOther.increment();
         }
     }
 
@@ -245,7 +287,7 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             w.addPolled();
         } else {
-            taken.increment();
+            taken.increment(w.cell);
         }
         if (pool.waiting() > 0) {
             pool.lock.lock();
@@ -263,13 +305,18 @@ final class QueueEngine extends Engine {
     private boolean admitWaiterLocked() {
         // Take the slot the way producers do (a CAS against the capacity), so that a producer
         // racing for the same last slot cannot push the queue one past its capacity.
-        if (pool.waiting() == 0 || !reserveSlot(pool.queueCapacity)) {
+        if (pool.waiting() == 0) {
+            return false;
+        }
+        admittedCounted.incrementAndGet(); // the pool counted the waiting caller's task
+        if (!reserveSlot(pool.queueCapacity)) {
+            admittedCounted.decrementAndGet();
             return false;
         }
         if (pool.acceptFirstWaiterLocked(queue::offer)) { // on the caller's stripe, so its tasks stay in order
             return true;
         }
-        taken.increment(); // unreachable (waiting() is exact under the lock); never leak the slot
+        takenOther.increment(); // unreachable (waiting() is exact under the lock); never leak the slot
         return false;
     }
 
@@ -401,6 +448,7 @@ final class QueueEngine extends Engine {
     @Override
     void workerAdded(Worker w) {
         queue.adoptHome(w);
+        w.cell = nextCell++;
     }
 
     @Override
@@ -432,15 +480,19 @@ final class QueueEngine extends Engine {
 
     @Override
     long submittedTotal(long submittedCounter) {
-        if (!unbounded) {
-            return submittedCounter;
+        long entered;
+        if (unbounded) {
+            entered = queue.offered();
+        } else {
+            long a = slots.admitted;                 // before admittedCounted, which grows first
+            entered = a - admittedCounted.get();
         }
-        return submittedHigh.accumulateAndGet(submittedCounter + queue.offered(), Math::max);
+        return submittedHigh.accumulateAndGet(submittedCounter + entered, Math::max);
     }
 
     @Override
     boolean countsOnSubmit() {
-        return !unbounded;
+        return false;
     }
 
     @Override
@@ -456,6 +508,34 @@ final class QueueEngine extends Engine {
         if (!unbounded && boundedQueued() != queue.size()) {
             problems.add("queued counter " + boundedQueued() + " != tasks in the queue " + queue.size());
         }
+    }
+
+    /**
+     * A bounded queue's producer-side counts, on cache lines of their own: they are written per
+     * task by the producers, and an {@code AtomicLong} allocated next to {@code taken} (whose
+     * fields every worker reads per task) would move that line between the cores twice a task.
+     */
+    abstract static class SlotsPadBefore {
+        long p01, p02, p03, p04, p05, p06, p07, p08;
+    }
+
+    abstract static class SlotsFields extends SlotsPadBefore {
+        volatile long admitted;  // slots producers took (and workers letting a waiting caller in)
+        volatile long takenSeen; // a recent taken.sum(), only ever behind the truth
+    }
+
+    static final class Slots extends SlotsFields {
+        static final VarHandle ADMITTED;
+
+        static {
+            try {
+                ADMITTED = MethodHandles.lookup().findVarHandle(SlotsFields.class, "admitted", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        long q01, q02, q03, q04, q05, q06, q07, q08;
     }
 
     /** The queue, for tests. */

@@ -54,6 +54,8 @@ final class Worker implements Runnable {
     /** Queue mode: the stripe of the pool's queue this worker polls first, and its poll count (written by this worker). */
     int home;
     int polls;
+    /** Queue mode, bounded: this worker's cell for counting the tasks it takes; set under the pool's lock. */
+    int cell;
 
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;

@@ -413,6 +413,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * the task while a live worker or the queue can take it.
      */
     private void awaitWorker(Object task) {
+        if (!countsOnSubmit) {
+            // Counted here, whatever comes of it (a worker, a wait, a rejection); if it goes to
+            // the queue after all, the engine is told it was counted (Engine.offer).
+            counters.submitted.increment();
+        }
         long arrival = System.nanoTime();
         boolean factoryFailed = false;
         for (;;) {
