@@ -126,7 +126,7 @@ prof=(-prof gc -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
 "$java" -jar "$jar" QueueModesBenchmark "${qm[@]}" "${prof[@]}" -rf json -rff "$out/queue-modes.json"
 "$java" -jar "$jar" SpringLayerBenchmark "${spring[@]}" "${prof[@]}" -rf json -rff "$out/spring.json"
 "$java" -jar "$jar" ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
-"$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-handoff,WorkerPool-virtual-queue,VT-semaphore \
+"$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,WorkerPool-virtual-queue,VT-semaphore \
     "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants.json"
 "$java" -jar "$jar" 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
 report "$out" | tee "$out/report.md"

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * (BENCHMARKS.md, "Eighth round").
  *
  * <p>A thread's cell is the one at its producer number ({@link TaskQueue#producerOfThisThread()})
- * modulo {@link #CELLS}. The first thread to offer there claims it. A thread that finds it owned
+ * modulo the number of cells. The first thread to offer there claims it. A thread that finds it owned
  * by a thread that has since ended takes it over, count and all (the ended thread's writes are
  * visible once {@link Thread#isAlive()} says it ended). A thread that finds it owned by a live
  * thread (more than {@code CELLS} submitting threads, or a collision of numbers) counts in a
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class OfferCounts {
 
-    /** Cells per pool (a power of two): more submitting threads than this share a LongAdder. */
+    /** Most cells (a power of two): more counting threads than this share a LongAdder. */
     static final int CELLS = 64;
 
     private static final VarHandle COUNT;
@@ -35,12 +35,28 @@ final class OfferCounts {
         }
     }
 
-    private final AtomicReferenceArray<Cell> cells = new AtomicReferenceArray<>(CELLS);
+    private final AtomicReferenceArray<Cell> cells;
+    private final int mask;
     private final LongAdder shared = new LongAdder();
+
+    /** {@link #CELLS} cells. */
+    OfferCounts() {
+        this(CELLS);
+    }
+
+    /**
+     * @param cells how many cells at most (rounded up to a power of two, at most {@link #CELLS}):
+     *        fewer make {@link #sum()} cheaper for a reader that sums often
+     */
+    OfferCounts(int cells) {
+        int n = cells >= CELLS ? CELLS : Math.max(1, Integer.highestOneBit(Math.max(1, cells) * 2 - 1));
+        this.cells = new AtomicReferenceArray<>(n);
+        this.mask = n - 1;
+    }
 
     /** Counts one offer by the calling thread, whose producer number is {@code producer}. */
     void increment(int producer) {
-        int i = producer & (CELLS - 1);
+        int i = producer & mask;
         Cell c = cells.getPlain(i);
         Thread me = Thread.currentThread();
         if (c != null && c.owner == me) {
@@ -81,7 +97,7 @@ final class OfferCounts {
      */
     long sum() {
         long n = shared.sum();
-        for (int i = 0; i < CELLS; i++) {
+        for (int i = 0; i <= mask; i++) {
             Cell c = cells.get(i);
             if (c != null) {
                 n += (long) COUNT.getAcquire(c);

@@ -98,7 +98,9 @@ final class QueueEngine extends Engine {
         this.drained = unbounded ? new LongAdder() : null;
         this.slots = unbounded ? null : new Slots();
         this.admittedCounted = unbounded ? null : new AtomicLong();
-        this.taken = unbounded ? null : new OfferCounts();
+        // A cell per worker the pool is built for (producers sum them whenever the queue looks full);
+        // workers beyond that, after a tune up, share the cells' LongAdder.
+        this.taken = unbounded ? null : new OfferCounts(capacity < 0 ? OfferCounts.CELLS : capacity);
         this.takenOther = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }

@@ -31,6 +31,16 @@ public enum Peer {
             return Target.of(WorkerPool.builder().name("bench").capacity(n).queueCapacity(Integer.MAX_VALUE).build());
         }
     },
+    /**
+     * WorkerPool in queue mode with a queue as long as the pool is wide (n tasks; callers wait when
+     * it is full): memory bounded like the hand-off's, workers that never wait for the producer.
+     */
+    WORKERPOOL_QUEUE_N("WorkerPool-queue-n") {
+        @Override
+        Target create(int n) {
+            return Target.of(WorkerPool.builder().name("bench").capacity(n).queueCapacity(n).build());
+        }
+    },
     /** WorkerPool with ants semantics: no queue, the caller blocks until a worker takes the task. */
     WORKERPOOL_HANDOFF("WorkerPool-handoff") {
         @Override

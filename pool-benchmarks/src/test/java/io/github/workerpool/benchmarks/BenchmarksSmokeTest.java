@@ -290,7 +290,10 @@ class BenchmarksSmokeTest {
 
     @Test
     void everyPeerIsInTheTinyTaskBenchmark() throws Exception {
-        List<String> labels = Arrays.stream(Peer.values()).map(Peer::label).toList();
+        // WorkerPool-queue-n (a queue as long as the pool is wide) is for the ants workload only:
+        // with tiny tasks at n = 2 it is a queue of 2, which QueueModesBenchmark's configs cover.
+        List<String> labels = Arrays.stream(Peer.values()).map(Peer::label)
+                .filter(label -> !label.equals("WorkerPool-queue-n")).toList();
         assertThat(peersOf(TinyTaskBenchmark.class)).containsExactlyInAnyOrderElementsOf(labels);
     }
 
