@@ -9,10 +9,10 @@ final class Counters {
 
     /*
      * Where each total is kept, so that the per-task path touches as little shared state as it can:
-     *   - submitted: a LongAdder bumped on the submitting path, except for tasks that enter an
-     *     unbounded queue, which the queue engine counts in a cell per submitting thread
-     *     (OfferCounts; Engine.submittedTotal puts them together); once taken, the worker counts
-     *     them in its own `polled` field, which gives the queue's length.
+     *   - submitted: a LongAdder bumped on the submitting path, except for tasks that enter a
+     *     queue, which the queue engine counts itself (an unbounded queue in a cell per
+     *     submitting thread, OfferCounts; a bounded one in its `admitted` slots;
+     *     Engine.submittedTotal puts them together).
      *   - rejected, and cancelled tasks returned by shutdownNow (`returned`): LongAdders, bumped
      *     off the hot path.
      *   - completed, failed, cancelled-before-start: fields of each Worker, written only by its

@@ -91,7 +91,8 @@ abstract class Engine {
 
     /**
      * The pool's submitted total from the counter the pool keeps: an engine may count some tasks
-     * elsewhere than the counter (QueueEngine counts an unbounded queue's offers per thread).
+     * elsewhere than the counter (QueueEngine counts what enters its queue itself: a bounded
+     * queue's admitted slots, an unbounded queue's offers per thread).
      */
     abstract long submittedTotal(long submittedCounter);
 

@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Tasks ever offered to an unbounded queue, counted without a shared write on the submitting
- * path: each submitting thread counts in a cell of its own, which only it writes (a plain
+ * Events counted per thread without a shared write: the tasks offered to an unbounded queue
+ * (a cell per submitting thread), and the tasks workers take from a bounded one (a cell per
+ * worker, QueueEngine). Each counting thread counts in a cell of its own, which only it writes (a plain
  * increment published with a release store, no locked instruction), and a reader sums a fixed
  * number of cells. So the queue's length is offered - polled - drained in time that does not
  * depend on it, and the producer's cost stays what the fifth round measured without a counter

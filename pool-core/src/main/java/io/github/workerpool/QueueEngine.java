@@ -81,13 +81,12 @@ final class QueueEngine extends Engine {
     private final TaskQueue queue;
     private final boolean unbounded;
     private final Slots slots;                                       // bounded: the producers' side
-    private final AtomicLong admittedCounted;                        // bounded: slots of tasks the pool counted
     private final OfferCounts taken;                                 // bounded: tasks workers took, a cell each
     private final LongAdder takenOther;                              // bounded: tasks that left the queue otherwise
-    private int nextCell;                                            // guarded by the pool's lock
+    private final java.util.BitSet cellsInUse;                       // bounded: workers' cells; guarded by the pool's lock
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
-    private final AtomicLong submittedHigh = new AtomicLong();               // unbounded: highest stats() total
+    private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
     private final AtomicInteger searching = new AtomicInteger();
     private final int maxSearching;
 
@@ -97,10 +96,10 @@ final class QueueEngine extends Engine {
         this.unbounded = unbounded;
         this.drained = unbounded ? new LongAdder() : null;
         this.slots = unbounded ? null : new Slots();
-        this.admittedCounted = unbounded ? null : new AtomicLong();
         // A cell per worker the pool is built for (producers sum them whenever the queue looks full);
         // workers beyond that, after a tune up, share the cells' LongAdder.
         this.taken = unbounded ? null : new OfferCounts(capacity < 0 ? OfferCounts.CELLS : capacity);
+        this.cellsInUse = unbounded ? null : new java.util.BitSet();
         this.takenOther = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
@@ -148,11 +147,11 @@ final class QueueEngine extends Engine {
         WorkerPool p = pool;
         if (!unbounded) {
             if (counted) {
-                admittedCounted.incrementAndGet();
+                Slots.ADMITTED_COUNTED.getAndAdd(slots, 1L);
             }
             if (!reserveSlot(p.queueCapacity)) {
                 if (counted) {
-                    admittedCounted.decrementAndGet();
+                    Slots.ADMITTED_COUNTED.getAndAdd(slots, -1L);
                 }
                 return false;
             }
@@ -290,8 +289,13 @@ final class QueueEngine extends Engine {
             w.addPolled();
         } else {
             taken.increment(w.cell);
+            // Dekker with a caller that registers as waiting and then sums `taken` (WorkerPool's
+            // full path): the count is a plain release store, so without a full fence this read of
+            // waiting() could pass it and both sides miss each other (the caller would wait with a
+            // free slot).
+            VarHandle.fullFence();
         }
-        if (pool.waiting() > 0) {
+        if (!unbounded && pool.waiting() > 0) {
             pool.lock.lock();
             try {
                 admitWaiterLocked();
@@ -310,9 +314,9 @@ final class QueueEngine extends Engine {
         if (pool.waiting() == 0) {
             return false;
         }
-        admittedCounted.incrementAndGet(); // the pool counted the waiting caller's task
+        Slots.ADMITTED_COUNTED.getAndAdd(slots, 1L); // the pool counted the waiting caller's task
         if (!reserveSlot(pool.queueCapacity)) {
-            admittedCounted.decrementAndGet();
+            Slots.ADMITTED_COUNTED.getAndAdd(slots, -1L);
             return false;
         }
         if (pool.acceptFirstWaiterLocked(queue::offer)) { // on the caller's stripe, so its tasks stay in order
@@ -450,12 +454,22 @@ final class QueueEngine extends Engine {
     @Override
     void workerAdded(Worker w) {
         queue.adoptHome(w);
-        w.cell = nextCell++;
+        if (!unbounded) {
+            // The lowest cell no live worker holds, so that a replacement worker never lands on a
+            // live one's cell (it would count through the shared fallback for as long as that
+            // one lives); past the last cell, workers share the fallback.
+            int cell = cellsInUse.nextClearBit(0);
+            cellsInUse.set(cell);
+            w.cell = cell;
+        }
     }
 
     @Override
     void workerRemoved(Worker w) {
         queue.leaveHome(w);
+        if (!unbounded) {
+            cellsInUse.clear(w.cell);
+        }
         retiredPolled += w.polled();
     }
 
@@ -487,7 +501,7 @@ final class QueueEngine extends Engine {
             entered = queue.offered();
         } else {
             long a = slots.admitted;                 // before admittedCounted, which grows first
-            entered = a - admittedCounted.get();
+            entered = a - slots.admittedCounted;
         }
         return submittedHigh.accumulateAndGet(submittedCounter + entered, Math::max);
     }
@@ -524,14 +538,17 @@ final class QueueEngine extends Engine {
     abstract static class SlotsFields extends SlotsPadBefore {
         volatile long admitted;  // slots producers took (and workers letting a waiting caller in)
         volatile long takenSeen; // a recent taken.sum(), only ever behind the truth
+        volatile long admittedCounted; // slots taken for tasks the pool had counted (waiting callers'); before `admitted`
     }
 
     static final class Slots extends SlotsFields {
         static final VarHandle ADMITTED;
+        static final VarHandle ADMITTED_COUNTED;
 
         static {
             try {
                 ADMITTED = MethodHandles.lookup().findVarHandle(SlotsFields.class, "admitted", long.class);
+                ADMITTED_COUNTED = MethodHandles.lookup().findVarHandle(SlotsFields.class, "admittedCounted", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }

@@ -104,7 +104,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * for it to empty. running = workerCount - idle (idle includes the engine's spinner or
      * searchers). Totals for finished tasks are per-worker fields written only by the worker
      * (release stores) and folded into the pool's totals when the worker exits, so the hot path
-     * touches no shared counter but `submitted` (and in an unbounded queue pool not even that).
+     * touches no shared counter but `submitted` (and in a queue pool not even that: the queue engine
+     * counts what enters its queue, QueueEngine's notes).
      *
      * Live options: `config` is the whole; the hot paths read their own volatile copies of its
      * fields. reconfigure applies the caller's function outside the lock and installs the result
@@ -241,8 +242,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
-     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For
-     * MultiPool, which tries the next pool before giving the task a pool's full-pool treatment.
+     * counting nothing, if the pool is full or shut down. For MultiPool, which tries the next pool
+     * before giving the task a pool's full-pool treatment. If the pool shuts down while the task
+     * is on its way in, it also returns false; a queue pool has then counted the task as
+     * submitted and rejected (taking that back would open a window in which stats() latches the
+     * count), which MultiPool documents for a sub-pool's refusal.
      */
     final boolean tryExecute(Runnable task) {
         Objects.requireNonNull(task, "task");
@@ -260,7 +264,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         } catch (PoolClosedException closedMeanwhile) {
             if (!countsOnSubmit) {
                 // The engine already counted it as submitted (dispatch's new-worker count, or the
-                // offer it took back as drained), and that cannot be taken back without a window
+                // offer it took back out of its queue), and that cannot be taken back without a window
                 // in which stats() latches it: the rejection stands, so the totals add up (as
                 // MultiPool documents for a sub-pool's refusal).
                 return false;

@@ -61,6 +61,33 @@ class OfferCountsTest {
     }
 
     @Test
+    void fewerCells_numbersThatMeetOnACell_shareTheFallback() throws Exception {
+        OfferCounts counts = new OfferCounts(2); // numbers 0 and 2 meet on cell 0
+        CountDownLatch counted = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread owner = new Thread(() -> {
+            counts.increment(0);
+            counted.countDown();
+            try {
+                end.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        owner.start();
+        assertThat(counted.await(30, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 5; i++) {
+            counts.increment(2);
+        }
+        counts.increment(1);
+        assertThat(counts.sum()).isEqualTo(7);
+        end.countDown();
+        owner.join(TimeUnit.SECONDS.toMillis(30));
+        counts.increment(2); // the owner ended: this thread takes cell 0 over, count and all
+        assertThat(counts.sum()).isEqualTo(8);
+    }
+
+    @Test
     void manyThreads_countEveryOffer_andTheSumNeverGoesDown() throws Exception {
         OfferCounts counts = new OfferCounts();
         int threads = 8;

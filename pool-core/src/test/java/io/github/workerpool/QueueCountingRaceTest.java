@@ -226,6 +226,65 @@ class QueueCountingRaceTest {
     }
 
     /**
+     * A bounded queue with blocking callers, four producers and workers retired and replaced all
+     * the time (tune 1 <-> 4: each replacement takes a cell a retired worker gave back), while
+     * stats() is read: submitted never goes down, queued never negative, the quiet totals exact.
+     */
+    @Test
+    void bounded_producersAndWorkerChurn_countEveryTask() throws Exception {
+        WorkerPool pool = WorkerPool.builder().name("churn").capacity(4).queueCapacity(64).disablePurge(true).build();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong lastSubmitted = new AtomicLong();
+        List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread reader = new Thread(() -> {
+            while (!stop.get()) {
+                PoolStats s = pool.stats();
+                if (s.submitted() < lastSubmitted.get()) {
+                    problems.add("submitted went down: " + lastSubmitted.get() + " -> " + s.submitted());
+                }
+                lastSubmitted.set(s.submitted());
+                if (s.queued() < 0) {
+                    problems.add("queued negative " + s);
+                }
+            }
+        });
+        Thread tuner = new Thread(() -> {
+            for (int i = 0; !stop.get(); i++) {
+                pool.tune(i % 2 == 0 ? 1 : 4);
+            }
+        });
+        reader.start();
+        tuner.start();
+        int producers = 4;
+        int each = 50_000;
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < producers; t++) {
+            Thread p = new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    pool.execute(() -> { });
+                }
+            });
+            p.start();
+            threads.add(p);
+        }
+        for (Thread p : threads) {
+            p.join();
+        }
+        stop.set(true);
+        reader.join();
+        tuner.join();
+        pool.shutdown();
+        assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        PoolStats s = pool.stats();
+        assertThat(problems).isEmpty();
+        assertThat(s.submitted()).as("%s", s).isEqualTo((long) producers * each);
+        assertThat(s.completed()).as("%s", s).isEqualTo((long) producers * each);
+        assertThat(s.rejected()).isZero();
+        assertThat(s.queued()).isZero();
+        assertThat(pool.quietStructureProblems()).isEmpty();
+    }
+
+    /**
      * A worker that frees a slot of a full bounded queue lets the first waiting caller in: it checks
      * admitted - taken against the capacity, then (in Waiters.acceptFirstInto -> queueFor) bumps
      * admitted unconditionally. A producer whose compare-and-set lands in between takes the same
