@@ -105,7 +105,9 @@ def main():
     write_svg(panels, svg_out)
 
 
-def write_svg(panels, path):
+def write_svg(panels, path, caption=None, target=None):
+    """Bars of ratios on a log scale, a panel each; caption replaces the default header text, and
+    target (a ratio) draws a dashed line at it in every panel."""
     width, label_w, bar_h, pad = 900, 230, 14, 6
     lo, hi = -2.0, 2.0  # log10 of ratio: 0.01x .. 100x
     plot_w = width - label_w - 80
@@ -130,6 +132,9 @@ def write_svg(panels, path):
             parts.append(f'<text x="{label_w + plot_w + 6}" y="{y - 3}">{s:.2f}x</text>')
         x1 = label_w + plot_w / 2
         parts.append(f'<line x1="{x1}" y1="{top}" x2="{x1}" y2="{y + 2}" stroke="black"/>')
+        if target:
+            tx = label_w + plot_w * (math.log10(target) - lo) / (hi - lo)
+            parts.append(f'<line x1="{tx:.1f}" y1="{top}" x2="{tx:.1f}" y2="{y + 2}" stroke="#c0392b" stroke-dasharray="4,3"/>')
         for tick in (-2, -1, 1, 2):
             tx = label_w + plot_w * (tick - lo) / (hi - lo)
             parts.append(f'<line x1="{tx}" y1="{top}" x2="{tx}" y2="{y + 2}" stroke="#ddd"/>')
@@ -137,8 +142,8 @@ def write_svg(panels, path):
     header = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y + 20}" '
               f'font-family="sans-serif" font-size="11">'
               f'<rect width="100%" height="100%" fill="white"/>'
-              f'<text x="10" y="14" fill="#555">Speed relative to {BASE} (log scale, 0.01x to 100x; '
-              f'right of the black line = faster). Blue: WorkerPool.</text>')
+              f'<text x="10" y="14" fill="#555">' + esc(caption or (f'Speed relative to {BASE} (log scale, 0.01x to 100x; '
+              'right of the black line = faster). Blue: WorkerPool.')) + '</text>')
     with open(path, "w") as f:
         f.write(header + "".join(parts) + "</svg>\n")
 

@@ -21,7 +21,7 @@ root="$(cd "$here/.." && pwd)"
 source "$here/java.sh"
 
 report() {
-  python3 - "$1" <<'PY'
+  CHART_DIR="$here" python3 - "$1" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 def load(name):
@@ -38,6 +38,7 @@ for r in load("queue-modes.json"):
     key = (p["config"], int(p["n"]), int(p["producers"]))
     rows.setdefault(key, {})[p["peer"]] = r
 order = ["unbounded", "block-100", "block-1000", "block-1M", "abort-100", "abort-1000", "abort-1M", "handoff"]
+panels = {}
 print("## Tiny tasks: WorkerPool / ThreadPoolExecutor with the same semantics (target >= 1.2x)\n")
 print("| config | n | producers | WorkerPool tasks/s | TPE tasks/s | ratio | accepted ratio (abort) | CPU ns/task WP / TPE | met |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -54,7 +55,16 @@ for key in sorted(rows, key=lambda k: (order.index(k[0]) if k[0] in order else 9
     judged = acc if acc is not None else ratio
     cw, ct = sec(w, "cpu.per.op"), sec(t, "cpu.per.op")
     cpu = f"{cw:.0f} / {ct:.0f}" if cw and ct else "-"
+    panels.setdefault((key[1], key[2]), []).append((key[0], judged))
     print(f"| {key[0]} | {key[1]} | {key[2]} | {fmt(ws)} | {fmt(ts)} | {ratio:.2f} | {'' if acc is None else f'{acc:.2f}'} | {cpu} | {'yes' if judged >= 1.2 else 'no'} |")
+if panels:
+    sys.path.insert(0, os.environ["CHART_DIR"])
+    from chart import write_svg
+    write_svg([(f"n = {n}, {p} producer{'s' if p > 1 else ''}", bars) for (n, p), bars in sorted(panels.items())],
+              os.path.join(d, "queue-modes.svg"),
+              caption="WorkerPool / ThreadPoolExecutor with the same semantics, tiny tasks (abort rows: accepted tasks); "
+                      "log scale, right of the black line = faster, dashed: the 1.2x target",
+              target=1.2)
 spring = {}
 for r in load("spring.json"):
     p = r["params"]
