@@ -68,6 +68,9 @@ abstract class Engine {
     /** The stripe a waiting caller's task goes to when a worker queues it for the caller. */
     abstract int callerStripe();
 
+    /** How long a caller that waits for room spins before it parks. */
+    abstract long waiterSpinNanos();
+
     /** Queues waiting callers' tasks while the queue has room; under the pool's lock. */
     abstract void admitWaitersLocked();
 

@@ -203,6 +203,11 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
+    long waiterSpinNanos() {
+        return pool.spinnerNanos; // a busy worker frees up, and takes the caller's task, within its task's time
+    }
+
+    @Override
     boolean countsOnSubmit() {
         return true;
     }

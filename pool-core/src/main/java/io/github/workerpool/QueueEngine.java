@@ -506,6 +506,18 @@ final class QueueEngine extends Engine {
         return submittedHigh.accumulateAndGet(submittedCounter + entered, Math::max);
     }
 
+    /**
+     * None: a caller that finds the queue full parks at once. The queue ahead of it holds work
+     * for the workers, so its wake-up (~30 us) costs them nothing, and it then finds room for a
+     * run of cheap offers; a spinning caller took a CPU from the workers that free the slots
+     * and went through the full path for every task (queue of 1,000, one producer, n = 2:
+     * 1.39x the throughput without the spin, BENCHMARKS.md "Ninth round").
+     */
+    @Override
+    long waiterSpinNanos() {
+        return 0L;
+    }
+
     @Override
     boolean countsOnSubmit() {
         return false;

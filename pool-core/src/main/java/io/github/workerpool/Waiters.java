@@ -20,7 +20,7 @@ final class Waiters {
      * rejected). A caller that finds itself already removed takes the outcome it was given, so
      * a task is never both run and rejected.
      *
-     * The caller spins for the pool's spinnerNanos, then parks; a worker unparks it only if it
+     * The caller spins for the engine's waiterSpinNanos, then parks; a worker unparks it only if it
      * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). Its deadline
      * is its arrival plus the pool's live blockingTimeout, read afresh on every wake-up, so a
      * reconfigured timeout applies to callers already waiting: reconfigure writes the timeout and

@@ -82,7 +82,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      *   - the full path (awaitWorker), when the engine has no room: start a worker if there is
      *     room after all, queue if the queue has room again, else reject (nonblocking,
      *     maxBlockingTasks, blockingTimeout 0, no live worker while the thread factory fails) or
-     *     make the caller wait as a Waiter (FIFO). A Waiter spins for spinnerNanos, then parks;
+     *     make the caller wait as a Waiter (FIFO). A Waiter spins (hand-off: spinnerNanos; queue:
+     *     not at all, Engine.waiterSpinNanos), then parks;
      *     its deadline is its arrival plus the live blockingTimeout. A worker that frees up
      *     serves the first Waiter before anything else, under `lock` (takeWaiterTask, or the
      *     queue engine moves the Waiter's task into the queue).
@@ -509,7 +510,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     return;
                 }
             }
-            waiter.await(spinnerNanos);
+            waiter.await(engine.waiterSpinNanos());
             return;
         }
     }
