@@ -26,6 +26,16 @@ abstract class Engine {
      */
     abstract boolean dispatch(Object work, boolean mayAwaitSpinner);
 
+    /**
+     * {@link #dispatch} without spinning for a busy worker, for WorkerPool.tryExecute. An engine
+     * that counts submissions itself counts the task only once it is in: if the pool shuts down
+     * meanwhile it throws {@link PoolClosedException} with the task counted as rejected alone,
+     * which the caller takes back.
+     */
+    boolean tryDispatch(Object work) {
+        return dispatch(work, false);
+    }
+
     /** Whether a task would fit in the queue now (the full path queues instead of waiting). */
     abstract boolean hasRoom();
 

@@ -32,8 +32,8 @@ import java.util.function.UnaryOperator;
  * }</pre>
  *
  * <p>Counts ({@link #running()}, {@link #stats()}...) are sums over the sub-pools; per-pool ones
- * are read from {@link #pool(int)}. A sub-pool that refused a task it looked able to take counts
- * that refusal as {@code rejected}, even if another pool then ran the task. Lifecycle calls
+ * are read from {@link #pool(int)}; a sub-pool that refuses a task (full, or shut down meanwhile)
+ * so that another one runs it counts nothing for it. Lifecycle calls
  * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool.
  *
  * <p>This class is thread-safe.

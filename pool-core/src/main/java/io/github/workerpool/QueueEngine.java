@@ -106,6 +106,20 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean dispatch(Object work, boolean mayAwaitSpinner) {
+        return place(work, false);
+    }
+
+    @Override
+    boolean tryDispatch(Object work) {
+        return place(work, true);
+    }
+
+    /**
+     * Starts a worker for the task, or queues it. {@code trying} (tryExecute's): the task counts
+     * as submitted only once it is in, so a shutdown meanwhile leaves it counted as rejected
+     * alone, which the caller takes back (the total may read low meanwhile, never high).
+     */
+    private boolean place(Object work, boolean trying) {
         WorkerPool p = pool;
         int c = p.capacityNow();
         // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
@@ -116,7 +130,9 @@ final class QueueEngine extends Engine {
             try {
                 added = p.addWorker(work);
             } catch (PoolClosedException closed) {
-                p.counters.submitted.increment(); // submitted and rejected
+                if (!trying) {
+                    p.counters.submitted.increment(); // submitted and rejected
+                }
                 throw closed;
             }
             if (added) {
@@ -124,7 +140,14 @@ final class QueueEngine extends Engine {
                 return true;
             }
         }
-        return offer(work, false);
+        // Trying: offered as counted by the pool (the queue does not count it), then counted here.
+        if (!offer(work, trying)) {
+            return false;
+        }
+        if (trying) {
+            p.counters.submitted.increment();
+        }
+        return true;
     }
 
     @Override

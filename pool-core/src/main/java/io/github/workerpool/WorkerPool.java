@@ -243,11 +243,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
-     * counting nothing, if the pool is full or shut down. For MultiPool, which tries the next pool
-     * before giving the task a pool's full-pool treatment. If the pool shuts down while the task
-     * is on its way in, it also returns false; a queue pool has then counted the task as
-     * submitted and rejected (taking that back would open a window in which stats() latches the
-     * count), which MultiPool documents for a sub-pool's refusal.
+     * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For
+     * MultiPool, which tries the next pool before giving the task a pool's full-pool treatment.
      */
     final boolean tryExecute(Runnable task) {
         Objects.requireNonNull(task, "task");
@@ -259,18 +256,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }
         try {
-            if (engine.dispatch(work, false)) {
+            if (engine.tryDispatch(work)) {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
-            if (!countsOnSubmit) {
-                // The engine already counted it as submitted (dispatch's new-worker count, or the
-                // offer it took back out of its queue), and that cannot be taken back without a window
-                // in which stats() latches it: the rejection stands, so the totals add up (as
-                // MultiPool documents for a sub-pool's refusal).
-                return false;
-            }
-            counters.rejected.add(-1); // a try that fails counts nothing; the caller tries elsewhere
+            // Counted as rejected only (tryDispatch): a try that fails counts nothing; the caller
+            // tries elsewhere.
+            counters.rejected.add(-1);
         }
         if (countsOnSubmit) {
             counters.submitted.add(-1);
