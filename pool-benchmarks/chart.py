@@ -119,7 +119,10 @@ def write_svg(panels, path, caption=None, target=None):
         top = y
         for peer, s in bars:
             y += bar_h + pad
-            color = "#2b7bb9" if peer.startswith("WorkerPool") else "#999999"
+            if target:
+                color = "#2b7bb9" if s is not None and s >= target else "#d35400"  # met / missed
+            else:
+                color = "#2b7bb9" if peer.startswith("WorkerPool") else "#999999"
             parts.append(f'<text x="{label_w - 6}" y="{y - 3}" text-anchor="end">{esc(peer)}</text>')
             if s is None or s <= 0:
                 parts.append(f'<text x="{label_w + 4}" y="{y - 3}" fill="#999">n/a</text>')

@@ -13,7 +13,9 @@
 #   spring.json       SpringLayerBenchmark: @Async on the starter's pool vs Boot's applicationTaskExecutor,
 #                     throughput and bytes allocated per task (-prof gc).
 #   scrape.json       ScrapeBenchmark: PrometheusMeterRegistry.scrape() and stats() with 10^6 tasks queued vs none.
-#   ants.json         AntsBenchmark: 10^6 tasks sleeping 10 ms, capacity 10,000, one JVM per case, peak RSS.
+#   ants.json         AntsBenchmark: 10^6 tasks sleeping 10 ms, capacity 10,000, one JVM per case, peak RSS:
+#                     WorkerPool with an unbounded queue, a queue of 10,000 (queue-n), hand-off, virtual workers
+#                     with a queue, and virtual threads + Semaphore.
 #   limits.json       SpinPairsBenchmark and PingPongBenchmark: the no-pool baselines of the hand-off misses.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -63,7 +65,7 @@ if panels:
     write_svg([(f"n = {n}, {p} producer{'s' if p > 1 else ''}", bars) for (n, p), bars in sorted(panels.items())],
               os.path.join(d, "queue-modes.svg"),
               caption="WorkerPool / ThreadPoolExecutor with the same semantics, tiny tasks (abort rows: accepted tasks); "
-                      "log scale, right of the black line = faster, dashed: the 1.2x target",
+                      "log scale, right of the black line = faster; dashed: the 1.2x target (orange: below it)",
               target=1.2)
 spring = {}
 for r in load("spring.json"):
