@@ -9,7 +9,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +93,23 @@ class QueueCountingRaceTest {
                 assertThat(pool.quietStructureProblems()).as(label).isEmpty();
             }
         }
+    }
+
+    /** A thread (not started) that reads stats() until {@code stop}: submitted must never go down, queued never negative. */
+    private static Thread statsReader(WorkerPool pool, AtomicBoolean stop, List<String> problems) {
+        return new Thread(() -> {
+            long lastSubmitted = 0;
+            while (!stop.get()) {
+                PoolStats s = pool.stats();
+                if (s.submitted() < lastSubmitted) {
+                    problems.add("submitted went down: " + lastSubmitted + " -> " + s.submitted());
+                }
+                lastSubmitted = s.submitted();
+                if (s.queued() < 0) {
+                    problems.add("queued negative " + s);
+                }
+            }
+        });
     }
 
     private void runTryExecuteVsShutdown(int queueCapacity) throws Exception {
@@ -230,20 +246,8 @@ class QueueCountingRaceTest {
         WorkerPool pool = WorkerPool.builder().name("short").capacity(2).queueCapacity(Integer.MAX_VALUE)
                 .disablePurge(true).build();
         AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong lastSubmitted = new AtomicLong();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
-        Thread reader = new Thread(() -> {
-            while (!stop.get()) {
-                PoolStats s = pool.stats();
-                if (s.submitted() < lastSubmitted.get()) {
-                    problems.add("submitted went down: " + lastSubmitted.get() + " -> " + s.submitted());
-                }
-                lastSubmitted.set(s.submitted());
-                if (s.queued() < 0) {
-                    problems.add("queued negative " + s);
-                }
-            }
-        });
+        Thread reader = statsReader(pool, stop, problems);
         reader.start();
         int threads = 4_000;
         int each = 50;
@@ -287,20 +291,8 @@ class QueueCountingRaceTest {
     void bounded_producersAndWorkerChurn_countEveryTask() throws Exception {
         WorkerPool pool = WorkerPool.builder().name("churn").capacity(4).queueCapacity(64).disablePurge(true).build();
         AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong lastSubmitted = new AtomicLong();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
-        Thread reader = new Thread(() -> {
-            while (!stop.get()) {
-                PoolStats s = pool.stats();
-                if (s.submitted() < lastSubmitted.get()) {
-                    problems.add("submitted went down: " + lastSubmitted.get() + " -> " + s.submitted());
-                }
-                lastSubmitted.set(s.submitted());
-                if (s.queued() < 0) {
-                    problems.add("queued negative " + s);
-                }
-            }
-        });
+        Thread reader = statsReader(pool, stop, problems);
         Thread tuner = new Thread(() -> {
             for (int i = 0; !stop.get(); i++) {
                 pool.tune(i % 2 == 0 ? 1 : 4);
