@@ -2,6 +2,7 @@ package io.github.workerpool;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -83,7 +84,7 @@ final class QueueEngine extends Engine {
     private final Slots slots;                                       // bounded: the producers' side
     private final OfferCounts taken;                                 // bounded: tasks workers took, a cell each
     private final LongAdder takenOther;                              // bounded: tasks that left the queue otherwise
-    private final java.util.BitSet cellsInUse;                       // bounded: workers' cells; guarded by the pool's lock
+    private final BitSet cellsInUse;                                // bounded: workers' cells; guarded by the pool's lock
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
@@ -99,7 +100,7 @@ final class QueueEngine extends Engine {
         // A cell per worker the pool is built for (producers sum them whenever the queue looks full);
         // workers beyond that, after a tune up, share the cells' LongAdder.
         this.taken = unbounded ? null : new OfferCounts(capacity < 0 ? OfferCounts.CELLS : capacity);
-        this.cellsInUse = unbounded ? null : new java.util.BitSet();
+        this.cellsInUse = unbounded ? null : new BitSet();
         this.takenOther = unbounded ? null : new LongAdder();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
@@ -163,8 +164,8 @@ final class QueueEngine extends Engine {
     /**
      * Queues the task if there is room; false if not. The queue counts what enters it as
      * submitted (a bounded queue in `admitted`, an unbounded one per producer), so a task the
-     * pool has counted already ({@code counted}: a full-path caller's) is marked as such first:
-     * the total may read low meanwhile, never high.
+     * pool counts itself ({@code counted}: a full-path caller's, counted already, or tryExecute's,
+     * counted once it is in) is marked as such first: the total may read low meanwhile, never high.
      */
     private boolean offer(Object task, boolean counted) {
         WorkerPool p = pool;
@@ -179,7 +180,7 @@ final class QueueEngine extends Engine {
                 return false;
             }
         } else if (counted) {
-            p.counters.submitted.add(-1); // unreachable (an unbounded queue is never full); its offer counts it
+            p.counters.submitted.add(-1); // tryExecute's task (the full path never reaches an unbounded queue); its offer counts it
         }
         queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {

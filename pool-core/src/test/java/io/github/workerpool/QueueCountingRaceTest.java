@@ -95,6 +95,25 @@ class QueueCountingRaceTest {
         }
     }
 
+    /**
+     * Runs a task A on the pool that spins until the returned flag is set, and returns once A is
+     * running (it holds a worker: with capacity 1, the only one).
+     */
+    private static AtomicBoolean occupyTheWorker(WorkerPool pool) {
+        AtomicBoolean release = new AtomicBoolean();
+        AtomicBoolean running = new AtomicBoolean();
+        pool.execute(() -> {
+            running.set(true);
+            while (!release.get()) {
+                Thread.onSpinWait();
+            }
+        });
+        while (!running.get()) {
+            Thread.onSpinWait();
+        }
+        return release;
+    }
+
     /** A thread (not started) that reads stats() until {@code stop}: submitted must never go down, queued never negative. */
     private static Thread statsReader(WorkerPool pool, AtomicBoolean stop, List<String> problems) {
         return new Thread(() -> {
@@ -173,18 +192,8 @@ class QueueCountingRaceTest {
         AtomicInteger notScheduled = new AtomicInteger();
         try {
             for (int r = 0; r < rounds; r++) {
-                AtomicBoolean releaseA = new AtomicBoolean();
                 AtomicBoolean callerReturned = new AtomicBoolean();
-                AtomicBoolean aRuns = new AtomicBoolean();
-                pool.execute(() -> {
-                    aRuns.set(true);
-                    while (!releaseA.get()) {
-                        Thread.onSpinWait();
-                    }
-                });
-                while (!aRuns.get()) {
-                    Thread.onSpinWait();
-                }
+                AtomicBoolean releaseA = occupyTheWorker(pool);
                 pool.execute(() -> { // B: queued; needs the caller below to get in while it runs
                     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
                     while (!callerReturned.get()) {
@@ -342,18 +351,8 @@ class QueueCountingRaceTest {
         int over = 0;
         try {
             for (int r = 0; r < rounds; r++) {
-                AtomicBoolean releaseA = new AtomicBoolean();
                 AtomicBoolean releaseB = new AtomicBoolean();
-                AtomicBoolean aRuns = new AtomicBoolean();
-                pool.execute(() -> {
-                    aRuns.set(true);
-                    while (!releaseA.get()) {
-                        Thread.onSpinWait();
-                    }
-                });
-                while (!aRuns.get()) {
-                    Thread.onSpinWait();
-                }
+                AtomicBoolean releaseA = occupyTheWorker(pool);
                 pool.execute(() -> { // B: queued, then holds the worker so nothing is polled after
                     while (!releaseB.get()) {
                         Thread.onSpinWait();
