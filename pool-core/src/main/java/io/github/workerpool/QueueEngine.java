@@ -170,13 +170,7 @@ final class QueueEngine extends Engine {
     private boolean offer(Object task, boolean counted) {
         WorkerPool p = pool;
         if (!unbounded) {
-            if (counted) {
-                Slots.ADMITTED_COUNTED.getAndAdd(slots, 1L);
-            }
-            if (!reserveSlot(p.queueCapacity)) {
-                if (counted) {
-                    Slots.ADMITTED_COUNTED.getAndAdd(slots, -1L);
-                }
+            if (!(counted ? reserveCountedSlot(p.queueCapacity) : reserveSlot(p.queueCapacity))) {
                 return false;
             }
         } else if (counted) {
@@ -221,6 +215,20 @@ final class QueueEngine extends Engine {
                 return true;
             }
         }
+    }
+
+    /**
+     * {@link #reserveSlot} for a task the pool counts itself: marked in `admittedCounted` before
+     * `admitted` moves (and unmarked if the queue is full), so the submitted total reads low
+     * meanwhile, never high.
+     */
+    private boolean reserveCountedSlot(int capacity) {
+        Slots.ADMITTED_COUNTED.getAndAdd(slots, 1L);
+        if (reserveSlot(capacity)) {
+            return true;
+        }
+        Slots.ADMITTED_COUNTED.getAndAdd(slots, -1L);
+        return false;
     }
 
     /** Tasks that left a bounded queue: may read low while workers count, never high. */
@@ -338,9 +346,7 @@ final class QueueEngine extends Engine {
         if (pool.waiting() == 0) {
             return false;
         }
-        Slots.ADMITTED_COUNTED.getAndAdd(slots, 1L); // the pool counted the waiting caller's task
-        if (!reserveSlot(pool.queueCapacity)) {
-            Slots.ADMITTED_COUNTED.getAndAdd(slots, -1L);
+        if (!reserveCountedSlot(pool.queueCapacity)) { // the pool counted the waiting caller's task
             return false;
         }
         if (pool.acceptFirstWaiterLocked(queue::offer)) { // on the caller's stripe, so its tasks stay in order
