@@ -16,6 +16,10 @@
 #   ants.json         AntsBenchmark: 10^6 tasks sleeping 10 ms, capacity 10,000, one JVM per case, peak RSS:
 #                     WorkerPool with an unbounded queue, a queue of 10,000 (queue-n), hand-off, virtual workers
 #                     with a queue, and virtual threads + Semaphore.
+#   ants-floor.json   AntsFloorBenchmark: the ants workload's no-pool baseline, 10^6 sleeps of 10 ms by threads that
+#                     just loop (platform: 10,000 and 1,000 threads; virtual: 10,000), one JVM per case, peak RSS.
+#   ants-warm.json    The virtual-thread ants cases (WorkerPool, VT + Semaphore, the no-pool floor) again after two
+#                     warm-up runs in the same JVM: the single-shot figures above include the JIT compiling each one's code.
 #   limits.json       SpinPairsBenchmark and PingPongBenchmark: the no-pool baselines of the hand-off misses.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -92,14 +96,29 @@ if scr:
         lo, hi = min(v), max(v)
         if lo != hi:
             print(f"| {m} | {hi:,} | {v[lo]:.3g} | {v[hi]:.3g} | {v[hi] / v[lo]:.2f} |")
-ants = load("ants.json")
+def ants_label(r):
+    p = r["params"]
+    if "peer" in p:
+        return p["peer"]
+    return f"no pool, {p['threads']} threads x {int(p['capacity']):,}"
+ants = load("ants.json") + load("ants-floor.json")
 if ants:
-    print("\n## Ants workload (10^6 x 10 ms, capacity 10,000)\n")
+    print("\n## Ants workload (10^6 x 10 ms, capacity 10,000), single shot: one run per JVM, JIT included\n")
     print("| peer | wall s | peak RSS MB |")
     print("|---|---:|---:|")
     for r in ants:
         rss = sec(r, "rss.peak") or sec(r, "peak.rss")
-        print(f"| {r['params']['peer']} | {r['primaryMetric']['score'] / 1000:.2f} | {'-' if rss is None else f'{rss:.0f}'} |")
+        print(f"| {ants_label(r)} | {r['primaryMetric']['score'] / 1000:.2f} | {'-' if rss is None else f'{rss:.0f}'} |")
+warm = load("ants-warm.json")
+if warm:
+    print("\n## Ants workload, virtual threads, warm: after two runs in the same JVM (mean of the next three)\n")
+    print("| peer | wall s | error |")
+    print("|---|---:|---:|")
+    for r in warm:
+        m = r["primaryMetric"]
+        err = m.get("scoreError")
+        err = f"{err / 1000:.2f}" if isinstance(err, (int, float)) and err == err else "-"
+        print(f"| {ants_label(r)} | {m['score'] / 1000:.2f} | {err} |")
 lim = load("limits.json")
 if lim:
     print("\n## No-pool baselines (benchmark 6)\n")
@@ -119,6 +138,8 @@ qm=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
 spring=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
 scrape=(-f 2)
 ants=(-f 2)
+ants_warm=(-f 2 -wi 2 -i 3)
+floor_caps=(-p capacity=10000,1000)
 limits=(-f 4 -wi 2 -w 1s -i 3 -r 1s)
 if [[ "${1:-}" == "--smoke" ]]; then
   one=(-f 1 -wi 0 -i 1 -r 200ms)
@@ -126,6 +147,8 @@ if [[ "${1:-}" == "--smoke" ]]; then
   spring=("${one[@]}" -p producers=1)
   scrape=(-f 1 -wi 0 -i 1 -r 1s -p queued=0,1000)
   ants=(-f 1 -p tasks=2000 -p capacity=100 -p sleepMs=1)
+  ants_warm=("${ants[@]}" -wi 1 -i 1)
+  floor_caps=(-p capacity=100,50)
   limits=("${one[@]}")
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (run this on a quiet machine)" >&2
@@ -140,6 +163,14 @@ prof=(-prof gc -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
 "$java" -jar "$jar" ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
 "$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,WorkerPool-virtual-queue,VT-semaphore \
     "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants.json"
+"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform \
+    "${ants[@]}" "${floor_caps[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-platform.json"
+"$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual \
+    "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-virtual.json"
+python3 -c 'import json,sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
+    "$out/ants-floor.json" "$out/ants-floor-platform.json" "$out/ants-floor-virtual.json"
+"$java" -jar "$jar" 'AntsBenchmark|AntsFloorBenchmark' -p peer=WorkerPool-virtual-queue,VT-semaphore -p threads=virtual \
+    "${ants_warm[@]}" -rf json -rff "$out/ants-warm.json"
 "$java" -jar "$jar" 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
 report "$out" | tee "$out/report.md"
 echo "results: $out" >&2

@@ -186,6 +186,21 @@ class BenchmarksSmokeTest {
     }
 
     @TestFactory
+    Stream<DynamicTest> antsFloor() throws Exception {
+        return Arrays.stream(AntsFloorBenchmark.class.getField("threads").getAnnotation(Param.class).value())
+                .map(threads -> dynamicTest(threads, () -> {
+                    assumeRunnable("virtual".equals(threads));
+                    AntsFloorBenchmark b = new AntsFloorBenchmark();
+                    b.threads = threads;
+                    b.tasks = 200;
+                    b.capacity = 50;
+                    b.sleepMs = 1;
+                    b.run();
+                    b.tearDown();
+                }));
+    }
+
+    @TestFactory
     Stream<DynamicTest> latency() throws Exception {
         return peersOf(LatencyBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
             assumeRunnable(Peer.of(peer).needsVirtualThreads());

@@ -1,0 +1,94 @@
+package io.github.workerpool.benchmarks;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The no-pool baseline of benchmark 2 (the ants workload): the same {@code tasks} sleeps of
+ * {@code sleepMs}, run by {@code capacity} threads that each just loop over their share, with no
+ * pool, no queue, no hand-off and no thread created per task. What is left is what the JVM and the
+ * machine charge for the sleeps themselves (a platform thread's timed wait and wake-up; a virtual
+ * thread's unmount, timer and remount) and for {@code capacity} threads: the floor that any pool
+ * or executor running this workload stands on. Measured the same way as {@link AntsBenchmark}:
+ * one run per fork, wall time, {@code -prof io.github.workerpool.benchmarks.PeakRssProfiler} for
+ * peak RSS.
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 0)
+@Measurement(iterations = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class AntsFloorBenchmark {
+
+    /** {@code platform}: {@code new Thread(...)}; {@code virtual}: a virtual thread each (Java 21+). */
+    @Param({"platform", "virtual"})
+    public String threads;
+
+    @Param({"1000000"})
+    public int tasks;
+
+    @Param({"10000"})
+    public int capacity;
+
+    @Param({"10"})
+    public int sleepMs;
+
+    @TearDown(Level.Iteration)
+    public void tearDown() {
+        long kb = PeakRssProfiler.vmHwmKb();
+        if (kb >= 0) {
+            System.out.println("peak RSS (VmHWM) after no-pool " + threads + ": " + kb / 1024 + " MB");
+        }
+    }
+
+    /** Starts {@code capacity} threads that sleep {@code tasks / capacity} times each; waits for all. */
+    @Benchmark
+    public void run() throws Exception {
+        if (tasks % capacity != 0) {
+            throw new IllegalArgumentException("tasks (" + tasks + ") must be a multiple of capacity (" + capacity + ")");
+        }
+        int each = tasks / capacity;
+        long sleep = sleepMs;
+        CountDownLatch done = new CountDownLatch(capacity);
+        Runnable loop = () -> {
+            try {
+                for (int i = 0; i < each; i++) {
+                    Thread.sleep(sleep);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                done.countDown();
+            }
+        };
+        if ("virtual".equals(threads)) {
+            ExecutorService vt = Peer.newVirtualThreadPerTaskExecutor();
+            for (int i = 0; i < capacity; i++) {
+                vt.execute(loop);
+            }
+            done.await();
+            vt.shutdown();
+        } else if ("platform".equals(threads)) {
+            for (int i = 0; i < capacity; i++) {
+                new Thread(loop, "floor-" + i).start();
+            }
+            done.await();
+        } else {
+            throw new IllegalArgumentException("threads must be platform or virtual, not '" + threads + "'");
+        }
+    }
+}
