@@ -69,10 +69,7 @@ public class AntsBenchmark {
     @TearDown(Level.Iteration)
     public void tearDown() {
         target.close();
-        long kb = PeakRssProfiler.vmHwmKb();
-        if (kb >= 0) {
-            System.out.println("peak RSS (VmHWM) after " + peer + ": " + kb / 1024 + " MB");
-        }
+        PeakRssProfiler.print(peer);
     }
 
     /** Submits every task from one thread and waits until all have run. */

@@ -49,10 +49,7 @@ public class AntsFloorBenchmark {
 
     @TearDown(Level.Iteration)
     public void tearDown() {
-        long kb = PeakRssProfiler.vmHwmKb();
-        if (kb >= 0) {
-            System.out.println("peak RSS (VmHWM) after no-pool " + threads + ": " + kb / 1024 + " MB");
-        }
+        PeakRssProfiler.print("no-pool " + threads);
     }
 
     /** Starts {@code capacity} threads that sleep {@code tasks / capacity} times each; waits for all. */

@@ -40,6 +40,14 @@ public final class PeakRssProfiler implements InternalProfiler {
         return List.of(new ScalarResult("rss.peak", kb / 1024.0, "MB", AggregationPolicy.MAX));
     }
 
+    /** Prints the peak RSS so far after {@code what} (the ants benchmarks' tear-down), where /proc has it. */
+    static void print(String what) {
+        long kb = vmHwmKb();
+        if (kb >= 0) {
+            System.out.println("peak RSS (VmHWM) after " + what + ": " + kb / 1024 + " MB");
+        }
+    }
+
     /** VmHWM in kB, or -1 where /proc is missing. */
     static long vmHwmKb() {
         try {
