@@ -1,23 +1,15 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
-import io.github.workerpool.Pool;
-import io.github.workerpool.PoolStats;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -31,7 +23,6 @@ import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.context.ApplicationListener;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * kind of test as pool-spring-boot-autoconfigure's WebServerPoolIntegrationTests for Tomcat.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class JettyWebServerPoolIntegrationTests {
+class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
 
     /**
      * Capacity 6 minus the 2 reserved threads: 4 requests at once; the queue holds a task for each
@@ -54,23 +45,9 @@ class JettyWebServerPoolIntegrationTests {
             "pools.instances.http.queue-capacity=16", "pools.web-server.pool=http",
             "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted" };
 
-    private final HttpClient client = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5))
-        .build();
-
-    private ConfigurableApplicationContext context;
-
-    private JettyWebServerPoolTestApplication.Gate gate;
-
-    @AfterEach
-    void close() {
-        if (this.gate != null) {
-            this.gate.open.countDown();
-        }
-        if (this.context != null) {
-            this.context.close();
-        }
+    @Override
+    String[] properties() {
+        return PROPERTIES;
     }
 
     @Test
@@ -108,7 +85,7 @@ class JettyWebServerPoolIntegrationTests {
     @Test
     void managementServerOnItsOwnPortKeepsJettysOwnThreads() {
         Map<String, WebServer> servers = new ConcurrentHashMap<>();
-        this.context = new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class).properties(PROPERTIES)
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
             .properties("management.server.port=0", "management.server.address=127.0.0.1")
             .listeners((ApplicationListener<WebServerInitializedEvent>) (event) -> servers
                 .put(String.valueOf(event.getApplicationContext().getServerNamespace()), event.getWebServer()))
@@ -201,73 +178,8 @@ class JettyWebServerPoolIntegrationTests {
 
     // ----------------------------------------------------------------
 
-    private void start(String... more) {
-        this.context = new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class).properties(PROPERTIES)
-            .properties(more)
-            .run();
-        this.gate = this.context.getBean(JettyWebServerPoolTestApplication.Gate.class);
-    }
-
     private Server server() {
         return ((JettyWebServer) ((ServletWebServerApplicationContext) this.context).getWebServer()).getServer();
-    }
-
-    private Pool pool() {
-        return this.context.getBean("http", Pool.class);
-    }
-
-    private URI uri(String path) {
-        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
-        return URI.create("http://127.0.0.1:" + port + path);
-    }
-
-    private CompletableFuture<HttpResponse<String>> get(String path) {
-        return this.client.sendAsync(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    private List<CompletableFuture<HttpResponse<String>>> burst(int requests) {
-        List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
-        for (int i = 0; i < requests; i++) {
-            burst.add(get("/slow"));
-        }
-        return burst;
-    }
-
-    /**
-     * Waits until {@code entered} requests in all hold the gate, {@code open} of them from this
-     * burst, and every other request of the burst has its answer.
-     */
-    private void awaitSettled(List<CompletableFuture<HttpResponse<String>>> burst, int entered, int open) {
-        await().atMost(Duration.ofSeconds(15))
-            .until(() -> this.gate.entered.get() == entered
-                    && burst.stream().filter((f) -> !f.isDone()).count() == open);
-    }
-
-    /** Every answer: a connection reset or a timeout fails the test here. */
-    private static List<HttpResponse<String>> join(List<CompletableFuture<HttpResponse<String>>> burst)
-            throws Exception {
-        List<HttpResponse<String>> responses = new ArrayList<>();
-        for (CompletableFuture<HttpResponse<String>> future : burst) {
-            try {
-                responses.add(future.get(20, TimeUnit.SECONDS));
-            }
-            catch (ExecutionException ex) {
-                throw new AssertionError("request failed instead of getting 200 or 503", ex.getCause());
-            }
-        }
-        return responses;
-    }
-
-    private void assertQuietAndCountsAddUp() {
-        Pool pool = pool();
-        await().atMost(Duration.ofSeconds(10))
-            .until(() -> pool.running() == 0 && pool.queued() == 0 && pool.waiting() == 0);
-        PoolStats stats = pool.stats();
-        assertThat(stats.rejected()).as("tasks the connector saw refused").isZero();
-        assertThat(stats.failed()).isZero();
-        assertThat(stats.submitted()).isEqualTo(stats.completed() + stats.failed() + stats.rejected() + stats.cancelled());
-        assertThat(stats.submitted()).isGreaterThanOrEqualTo(20);
     }
 
 }

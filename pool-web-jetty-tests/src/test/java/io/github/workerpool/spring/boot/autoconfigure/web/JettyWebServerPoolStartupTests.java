@@ -36,7 +36,7 @@ class JettyWebServerPoolStartupTests {
     void badWebServerPoolFailsStartupWithPropertyValueAndFix(String setting, String reason, String fix,
             CapturedOutput output) {
         String queue = setting.startsWith("server.") ? "100" : "2147483647";
-        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(JettyWebServerPoolTestApplication.class)
+        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class)
             .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
                     "pools.instances.http.capacity=6", "pools.instances.http.queue-capacity=" + queue,
                     "pools.web-server.pool=http", setting)

@@ -1,0 +1,120 @@
+package io.github.workerpool.spring.boot.autoconfigure.web;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolStats;
+import org.junit.jupiter.api.AfterEach;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the web server integration tests of every server share: the {@link WebServerPoolTestApplication}
+ * started with the subclass's properties on 127.0.0.1, the JDK HttpClient, bursts of {@code /slow}
+ * requests and the checks on their answers. {@link WebServerPoolIntegrationTests} (Tomcat) and
+ * pool-web-jetty-tests' JettyWebServerPoolIntegrationTests (which takes this class from this
+ * module's test jar) extend it.
+ */
+abstract class WebServerPoolIntegrationSupport {
+
+    final HttpClient client = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+
+    ConfigurableApplicationContext context;
+
+    WebServerPoolTestApplication.Gate gate;
+
+    /** The application's properties: a random port on 127.0.0.1, the pool {@code http} and the server's own. */
+    abstract String[] properties();
+
+    @AfterEach
+    void close() {
+        if (this.gate != null) {
+            this.gate.open.countDown();
+        }
+        if (this.context != null) {
+            this.context.close();
+        }
+    }
+
+    void start(String... more) {
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(properties())
+            .properties(more)
+            .run();
+        this.gate = this.context.getBean(WebServerPoolTestApplication.Gate.class);
+    }
+
+    Pool pool() {
+        return this.context.getBean("http", Pool.class);
+    }
+
+    URI uri(String path) {
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    CompletableFuture<HttpResponse<String>> get(String path) {
+        return this.client.sendAsync(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    List<CompletableFuture<HttpResponse<String>>> burst(int requests) {
+        List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            burst.add(get("/slow"));
+        }
+        return burst;
+    }
+
+    /**
+     * Waits until {@code entered} requests in all hold the gate, {@code open} of them from this
+     * burst, and every other request of the burst has its answer.
+     */
+    void awaitSettled(List<CompletableFuture<HttpResponse<String>>> burst, int entered, int open) {
+        await().atMost(Duration.ofSeconds(15))
+            .until(() -> this.gate.entered.get() == entered
+                    && burst.stream().filter((f) -> !f.isDone()).count() == open);
+    }
+
+    /** Every answer: a connection reset or a timeout fails the test here. */
+    static List<HttpResponse<String>> join(List<CompletableFuture<HttpResponse<String>>> burst) throws Exception {
+        List<HttpResponse<String>> responses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> future : burst) {
+            try {
+                responses.add(future.get(20, TimeUnit.SECONDS));
+            }
+            catch (ExecutionException ex) {
+                throw new AssertionError("request failed instead of getting 200 or 503", ex.getCause());
+            }
+        }
+        return responses;
+    }
+
+    void assertQuietAndCountsAddUp() {
+        Pool pool = pool();
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> pool.running() == 0 && pool.queued() == 0 && pool.waiting() == 0);
+        PoolStats stats = pool.stats();
+        assertThat(stats.rejected()).as("tasks the connector saw refused").isZero();
+        assertThat(stats.failed()).isZero();
+        assertThat(stats.submitted()).isEqualTo(stats.completed() + stats.failed() + stats.rejected() + stats.cancelled());
+        assertThat(stats.submitted()).isGreaterThanOrEqualTo(20);
+    }
+
+}
