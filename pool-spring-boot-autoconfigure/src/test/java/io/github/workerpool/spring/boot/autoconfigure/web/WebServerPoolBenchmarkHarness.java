@@ -56,11 +56,11 @@ abstract class WebServerPoolBenchmarkHarness {
     private static final String[] COMMON = { "server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
             "logging.level.io.github.workerpool.spring.boot.autoconfigure.web.AdmissionFilter=error" };
 
-    /** The server's name in the table ({@code tomcat}, {@code jetty}). */
+    /** The server's name in its properties ({@code server.<name>.*}) and in the table: {@code tomcat}, {@code jetty}. */
     abstract String server();
 
-    /** The server's own properties: its connection limit ({@link #MAX_CONNECTIONS}), and with {@code ownPool} its thread pool's size. */
-    abstract List<String> serverProperties(boolean ownPool);
+    /** The server's own {@code server.<name>.threads.max} that gives requests {@link #THREADS} threads. */
+    abstract int ownThreadsMax();
 
     /** The server's own thread pool, as the table names it. */
     abstract String ownPoolLabel();
@@ -106,11 +106,13 @@ abstract class WebServerPoolBenchmarkHarness {
 
     private ConfigurableApplicationContext start(String server) {
         List<String> properties = new ArrayList<>(Arrays.asList(COMMON));
-        boolean pool = server.equals("pool");
-        properties.addAll(serverProperties(!pool));
-        if (pool) {
+        properties.add("server." + server() + ".max-connections=" + MAX_CONNECTIONS);
+        if (server.equals("pool")) {
             properties.addAll(List.of("pools.instances.http.capacity=" + THREADS,
                     "pools.instances.http.queue-capacity=" + MAX_CONNECTIONS, "pools.web-server.pool=http"));
+        }
+        else {
+            properties.add("server." + server() + ".threads.max=" + ownThreadsMax());
         }
         return new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(properties.toArray(String[]::new))
             .run();

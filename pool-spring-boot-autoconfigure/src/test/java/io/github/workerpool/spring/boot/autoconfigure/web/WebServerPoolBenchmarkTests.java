@@ -1,7 +1,5 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
-import java.util.List;
-
 /**
  * Tomcat on the pool {@code http} against Tomcat's own executor with the same thread limit: the
  * harness and its measured run are in {@link WebServerPoolBenchmarkHarness}.
@@ -14,9 +12,8 @@ class WebServerPoolBenchmarkTests extends WebServerPoolBenchmarkHarness {
     }
 
     @Override
-    List<String> serverProperties(boolean ownPool) {
-        return ownPool ? List.of("server.tomcat.max-connections=" + MAX_CONNECTIONS, "server.tomcat.threads.max=" + THREADS)
-                : List.of("server.tomcat.max-connections=" + MAX_CONNECTIONS);
+    int ownThreadsMax() {
+        return THREADS;
     }
 
     @Override

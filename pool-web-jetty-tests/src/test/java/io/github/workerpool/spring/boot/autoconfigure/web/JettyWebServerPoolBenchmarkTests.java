@@ -1,8 +1,5 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * Jetty on the pool {@code http} against Jetty's own QueuedThreadPool with the same threads for
  * requests: the harness is pool-spring-boot-autoconfigure's {@link WebServerPoolBenchmarkHarness}
@@ -21,17 +18,11 @@ class JettyWebServerPoolBenchmarkTests extends WebServerPoolBenchmarkHarness {
         return "jetty";
     }
 
+    /** Jetty's threads.max counts its acceptors and selectors (Jetty's defaults for them) besides the request threads. */
     @Override
-    List<String> serverProperties(boolean ownPool) {
-        List<String> properties = new ArrayList<>(List.of("server.jetty.max-connections=" + MAX_CONNECTIONS));
-        if (ownPool) {
-            // Jetty's own threads.max counts its acceptors and selectors (Jetty's defaults for
-            // them); its default queue is unbounded, as Tomcat's executor's.
-            int cpus = Runtime.getRuntime().availableProcessors();
-            int connectorThreads = Math.max(1, Math.min(4, cpus / 8)) + Math.max(1, Math.min(4, cpus / 2));
-            properties.add("server.jetty.threads.max=" + (THREADS + connectorThreads));
-        }
-        return properties;
+    int ownThreadsMax() {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        return THREADS + Math.max(1, Math.min(4, cpus / 8)) + Math.max(1, Math.min(4, cpus / 2));
     }
 
     @Override
