@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reruns the whole matrix of issue 17 on the current tree and prints every ratio it asks for.
-# Run it on a quiet machine (nothing else running; load average below 1): about 40 minutes on 2 vCPUs.
+# Run it on a quiet machine (nothing else running; load average below 1): about 35 minutes on 2 vCPUs.
 #
 #   pool-benchmarks/matrix17.sh            build the jar, run everything, print the ratio tables
 #   pool-benchmarks/matrix17.sh --report results/matrix17-DATE   print the tables of an earlier run again
@@ -13,13 +13,20 @@
 #   spring.json       SpringLayerBenchmark: @Async on the starter's pool vs Boot's applicationTaskExecutor,
 #                     throughput and bytes allocated per task (-prof gc).
 #   scrape.json       ScrapeBenchmark: PrometheusMeterRegistry.scrape() and stats() with 10^6 tasks queued vs none.
-#   ants.json         AntsBenchmark: 10^6 tasks sleeping 10 ms, capacity 10,000, one JVM per case, peak RSS:
-#                     WorkerPool with an unbounded queue, a queue of 10,000 (queue-n), hand-off, virtual workers
-#                     with a queue, and virtual threads + Semaphore.
-#   ants-floor.json   AntsFloorBenchmark: the ants workload's no-pool baseline, 10^6 sleeps of 10 ms by threads that
-#                     just loop (platform: 10,000 and 1,000 threads; virtual: 10,000), one JVM per case, peak RSS.
-#   ants-warm.json    The virtual-thread ants cases (WorkerPool, VT + Semaphore, the no-pool floor) again after two
-#                     warm-up runs in the same JVM: the single-shot figures above include the JIT compiling each one's code.
+#   ants.json         AntsBenchmark, platform workers: 10^6 tasks sleeping 10 ms, capacity 10,000, one JVM per case,
+#                     peak RSS: WorkerPool with an unbounded queue, a queue of 10,000 (queue-n), hand-off; the TPE with
+#                     the queue mode's semantics (a fixed pool of 10,000 and an unbounded queue), and the same TPE sized
+#                     to the floor's 1,000 threads.
+#   ants-floor.json   AntsFloorBenchmark, platform threads: the no-pool baseline, 10^6 sleeps of 10 ms by threads that
+#                     just loop (10,000 and 1,000 threads), and 1,000 threads taking the sleeps from a full array (the
+#                     least memory a queued backlog can take), one JVM per case, peak RSS.
+#   ants-virtual.json The virtual-worker cases, one JVM per run, in alternating rounds (round 1: each case once, then
+#                     round 2, ...) so that the machine's drift hits all alike: WorkerPool with virtual workers and a
+#                     queue, the TPE with its semantics (10,000 virtual threads, unbounded queue), virtual threads +
+#                     Semaphore, and the no-pool floor (10,000 virtual threads looping; taking from a full array).
+#                     Single shots of 1.5 s move 10% from run to run, so one or two runs cannot tell 5% apart.
+#   ants-warm.json    The virtual-thread ants cases again after two warm-up runs in the same JVM: the single-shot
+#                     figures include the JIT compiling each one's code.
 #   limits.json       SpinPairsBenchmark and PingPongBenchmark: the no-pool baselines of the hand-off misses.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -99,16 +106,40 @@ if scr:
 def ants_label(r):
     p = r["params"]
     if "peer" in p:
-        return p["peer"]
-    return f"no pool, {p['threads']} threads x {int(p['capacity']):,}"
+        return p["peer"] if int(p["capacity"]) == 10000 else f"{p['peer']} x {int(p['capacity']):,}"
+    what = "looping" if p.get("backlog", "none") == "none" else f"taking from a full {p['backlog']}"
+    return f"no pool, {p['threads']} threads x {int(p['capacity']):,}, {what}"
 ants = load("ants.json") + load("ants-floor.json")
 if ants:
-    print("\n## Ants workload (10^6 x 10 ms, capacity 10,000), single shot: one run per JVM, JIT included\n")
+    print("\n## Ants workload (10^6 x 10 ms, capacity 10,000), platform threads, single shot: one run per JVM, JIT included\n")
     print("| peer | wall s | peak RSS MB |")
     print("|---|---:|---:|")
     for r in ants:
         rss = sec(r, "rss.peak") or sec(r, "peak.rss")
         print(f"| {ants_label(r)} | {r['primaryMetric']['score'] / 1000:.2f} | {'-' if rss is None else f'{rss:.0f}'} |")
+vr = load("ants-virtual.json")
+if vr:
+    import statistics as st
+    runs = {}
+    for r in vr:
+        runs.setdefault(ants_label(r), []).append((r["primaryMetric"]["score"] / 1000, sec(r, "rss.peak")))
+    base = next((v for k, v in runs.items() if k.startswith("VT-semaphore")), None)
+    print(f"\n## Ants workload, virtual threads, single shot in alternating rounds ({len(base or [])} rounds, one JVM per run)\n")
+    print("| peer | mean wall s | median | min-max | / VT-semaphore (means) | paired ratio, mean +- 95% | peak RSS MB (mean) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, xs in runs.items():
+        t = [x[0] for x in xs]
+        m = [x[1] for x in xs if x[1] is not None]
+        ratio = paired = "-"
+        if base and len(base) == len(t):
+            b = [x[0] for x in base]
+            ratio = f"{st.mean(t) / st.mean(b):.3f}"
+            pr = [x / y for x, y in zip(t, b)]
+            if len(pr) > 1:
+                half = 2.0 * st.stdev(pr) / len(pr) ** 0.5
+                paired = f"{st.mean(pr):.3f} +- {half:.3f}"
+        rss = f"{st.mean(m):.0f}" if m else "-"
+        print(f"| {label} | {st.mean(t):.3f} | {st.median(t):.3f} | {min(t):.2f}-{max(t):.2f} | {ratio} | {paired} | {rss} |")
 warm = load("ants-warm.json")
 if warm:
     print("\n## Ants workload, virtual threads, warm: after two runs in the same JVM (mean of the next three)\n")
@@ -129,6 +160,11 @@ if lim:
 PY
 }
 
+# Concatenates JMH JSON result files (arguments 2...) into one (argument 1).
+merge() {
+  python3 -c 'import json,sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' "$@"
+}
+
 if [[ "${1:-}" == "--report" ]]; then
   report "$2"
   exit 0
@@ -138,17 +174,25 @@ qm=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
 spring=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
 scrape=(-f 2)
 ants=(-f 2)
+ants_cap=()
+ants_once=(-f 1)
+virtual_rounds=8
 ants_warm=(-f 2 -wi 2 -i 3)
 floor_caps=(-p capacity=10000,1000)
+tpe_floor_cap=(-p capacity=1000)
 limits=(-f 4 -wi 2 -w 1s -i 3 -r 1s)
 if [[ "${1:-}" == "--smoke" ]]; then
   one=(-f 1 -wi 0 -i 1 -r 200ms)
   qm=("${one[@]}" -p config=unbounded,block-100,abort-100 -p n=2 -p producers=1)
   spring=("${one[@]}" -p producers=1)
   scrape=(-f 1 -wi 0 -i 1 -r 1s -p queued=0,1000)
-  ants=(-f 1 -p tasks=2000 -p capacity=100 -p sleepMs=1)
-  ants_warm=("${ants[@]}" -wi 1 -i 1)
+  ants=(-f 1 -p tasks=2000 -p sleepMs=1)
+  ants_cap=(-p capacity=100)
+  ants_once=("${ants[@]}")
+  virtual_rounds=2
+  ants_warm=("${ants[@]}" "${ants_cap[@]}" -wi 1 -i 1)
   floor_caps=(-p capacity=100,50)
+  tpe_floor_cap=(-p capacity=50)
   limits=("${one[@]}")
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (run this on a quiet machine)" >&2
@@ -161,16 +205,28 @@ prof=(-prof gc -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
 "$java" -jar "$jar" QueueModesBenchmark "${qm[@]}" "${prof[@]}" -rf json -rff "$out/queue-modes.json"
 "$java" -jar "$jar" SpringLayerBenchmark "${spring[@]}" "${prof[@]}" -rf json -rff "$out/spring.json"
 "$java" -jar "$jar" ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
-"$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,WorkerPool-virtual-queue,VT-semaphore \
-    "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants.json"
-"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform \
-    "${ants[@]}" "${floor_caps[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-platform.json"
-"$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual \
-    "${ants[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-virtual.json"
-python3 -c 'import json,sys; json.dump(sum((json.load(open(f)) for f in sys.argv[2:]), []), open(sys.argv[1], "w"), indent=1)' \
-    "$out/ants-floor.json" "$out/ants-floor-platform.json" "$out/ants-floor-virtual.json"
-"$java" -jar "$jar" 'AntsBenchmark|AntsFloorBenchmark' -p peer=WorkerPool-virtual-queue,VT-semaphore -p threads=virtual \
-    "${ants_warm[@]}" -rf json -rff "$out/ants-warm.json"
+"$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,TPE-LBQ \
+    "${ants[@]}" "${ants_cap[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-platform.json"
+"$java" -jar "$jar" AntsBenchmark -p peer=TPE-LBQ "${ants[@]}" "${tpe_floor_cap[@]}" \
+    -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-tpe-floor-cap.json"
+merge "$out/ants.json" "$out/ants-platform.json" "$out/ants-tpe-floor-cap.json"
+"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform -p backlog=none \
+    "${ants[@]}" "${floor_caps[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-loop.json"
+"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform -p backlog=array \
+    "${ants[@]}" "${tpe_floor_cap[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-array.json"
+merge "$out/ants-floor.json" "$out/ants-floor-loop.json" "$out/ants-floor-array.json"
+rounds=()
+for ((i = 1; i <= virtual_rounds; i++)); do
+  echo "virtual ants, round $i of $virtual_rounds" >&2
+  "$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore "${ants_once[@]}" "${ants_cap[@]}" \
+      -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-peers.json" >/dev/null
+  "$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual "${ants_once[@]}" "${ants_cap[@]}" \
+      -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-floor.json" >/dev/null
+  rounds+=("$out/ants-virtual-$i-peers.json" "$out/ants-virtual-$i-floor.json")
+done
+merge "$out/ants-virtual.json" "${rounds[@]}"
+"$java" -jar "$jar" 'AntsBenchmark|AntsFloorBenchmark' -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore \
+    -p threads=virtual -p backlog=none "${ants_warm[@]}" -rf json -rff "$out/ants-warm.json"
 "$java" -jar "$jar" 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
 report "$out" | tee "$out/report.md"
 echo "results: $out" >&2

@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class AntsBenchmark {
 
-    @Param({"WorkerPool-handoff", "WorkerPool-queue", "WorkerPool-queue-n", "WorkerPool-virtual-handoff", "WorkerPool-virtual-queue", "TPE-LBQ", "TPE-sync-blockingput",
+    @Param({"WorkerPool-handoff", "WorkerPool-queue", "WorkerPool-queue-n", "WorkerPool-virtual-handoff", "WorkerPool-virtual-queue", "TPE-LBQ", "TPE-LBQ-virtual", "TPE-sync-blockingput",
             "VT-semaphore", "VT-unbounded", "FunctionPool"})
     public String peer;
 

@@ -1,8 +1,10 @@
 package io.github.workerpool.benchmarks;
 
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,7 +24,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * pool, no queue, no hand-off and no thread created per task. What is left is what the JVM and the
  * machine charge for the sleeps themselves (a platform thread's timed wait and wake-up; a virtual
  * thread's unmount, timer and remount) and for {@code capacity} threads: the floor that any pool
- * or executor running this workload stands on. Measured the same way as {@link AntsBenchmark}:
+ * or executor running this workload stands on.
+ *
+ * <p>With {@code backlog=array} the tasks are first put in one array, and the threads take them
+ * in turn through an atomic cursor: the backlog a queue holds, in the least memory any queue
+ * could hold it (4 bytes a task, nothing allocated per task, no lock), so what an executor that
+ * queues the backlog, as WorkerPool's queue mode does, cannot go below.
+ * Measured the same way as {@link AntsBenchmark}:
  * one run per fork, wall time, {@code -prof io.github.workerpool.benchmarks.PeakRssProfiler} for
  * peak RSS.
  */
@@ -38,6 +46,10 @@ public class AntsFloorBenchmark {
     @Param({"platform", "virtual"})
     public String threads;
 
+    /** {@code none}: each thread sleeps its share; {@code array}: the threads take the tasks from a full array. */
+    @Param({"none", "array"})
+    public String backlog;
+
     @Param({"1000000"})
     public int tasks;
 
@@ -49,29 +61,52 @@ public class AntsFloorBenchmark {
 
     @TearDown(Level.Iteration)
     public void tearDown() {
-        PeakRssProfiler.print("no-pool " + threads);
+        PeakRssProfiler.print("no-pool " + threads + ", backlog " + backlog);
     }
 
-    /** Starts {@code capacity} threads that sleep {@code tasks / capacity} times each; waits for all. */
+    /** Starts {@code capacity} threads that sleep {@code tasks / capacity} times each, or take sleeps from the array; waits for all. */
     @Benchmark
     public void run() throws Exception {
         if (tasks % capacity != 0) {
             throw new IllegalArgumentException("tasks (" + tasks + ") must be a multiple of capacity (" + capacity + ")");
         }
-        int each = tasks / capacity;
         long sleep = sleepMs;
-        CountDownLatch done = new CountDownLatch(capacity);
-        Runnable loop = () -> {
+        Runnable sleepOnce = () -> {
             try {
-                for (int i = 0; i < each; i++) {
-                    Thread.sleep(sleep);
-                }
+                Thread.sleep(sleep);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } finally {
-                done.countDown();
             }
         };
+        CountDownLatch done = new CountDownLatch(capacity);
+        Runnable loop;
+        if ("none".equals(backlog)) {
+            int each = tasks / capacity;
+            loop = () -> {
+                try {
+                    for (int i = 0; i < each; i++) {
+                        sleepOnce.run();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            };
+        } else if ("array".equals(backlog)) {
+            Runnable[] queued = new Runnable[tasks];
+            Arrays.fill(queued, sleepOnce);
+            AtomicInteger cursor = new AtomicInteger();
+            loop = () -> {
+                try {
+                    for (int i; (i = cursor.getAndIncrement()) < queued.length; ) {
+                        queued[i].run();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            };
+        } else {
+            throw new IllegalArgumentException("backlog must be none or array, not '" + backlog + "'");
+        }
         if ("virtual".equals(threads)) {
             ExecutorService vt = Peer.newVirtualThreadPerTaskExecutor();
             for (int i = 0; i < capacity; i++) {

@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
@@ -70,6 +71,18 @@ public enum Peer {
         @Override
         Target create(int n) {
             ThreadPoolExecutor tpe = new ThreadPoolExecutor(n, n, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+            return Target.ofTpe(tpe);
+        }
+    },
+    /**
+     * WorkerPool-virtual-queue's semantics in the JDK: {@code newFixedThreadPool(n)} whose threads are virtual
+     * (a TPE of n virtual workers and an unbounded LinkedBlockingQueue; Java 21+).
+     */
+    TPE_LBQ_VIRTUAL("TPE-LBQ-virtual") {
+        @Override
+        Target create(int n) {
+            ThreadPoolExecutor tpe = new ThreadPoolExecutor(n, n, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                    virtualThreadFactory());
             return Target.ofTpe(tpe);
         }
     },
@@ -261,7 +274,7 @@ public enum Peer {
 
     boolean needsVirtualThreads() {
         return this == WORKERPOOL_VIRTUAL_QUEUE || this == WORKERPOOL_VIRTUAL_HANDOFF || this == VT_UNBOUNDED
-                || this == VT_SEMAPHORE;
+                || this == VT_SEMAPHORE || this == TPE_LBQ_VIRTUAL;
     }
 
     /** Finds a peer by label. */
@@ -290,6 +303,17 @@ public enum Peer {
         requireVirtualThreads();
         try {
             return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Java 21's {@code Thread.ofVirtual().factory()}, reached reflectively so the module compiles for 17. */
+    static ThreadFactory virtualThreadFactory() {
+        requireVirtualThreads();
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            return (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }

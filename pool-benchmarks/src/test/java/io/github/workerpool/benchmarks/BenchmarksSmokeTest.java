@@ -187,17 +187,19 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> antsFloor() throws Exception {
+        String[] backlogs = AntsFloorBenchmark.class.getField("backlog").getAnnotation(Param.class).value();
         return Arrays.stream(AntsFloorBenchmark.class.getField("threads").getAnnotation(Param.class).value())
-                .map(threads -> dynamicTest(threads, () -> {
+                .flatMap(threads -> Arrays.stream(backlogs).map(backlog -> dynamicTest(threads + ", backlog " + backlog, () -> {
                     assumeRunnable("virtual".equals(threads));
                     AntsFloorBenchmark b = new AntsFloorBenchmark();
                     b.threads = threads;
+                    b.backlog = backlog;
                     b.tasks = 200;
                     b.capacity = 50;
                     b.sleepMs = 1;
                     b.run();
                     b.tearDown();
-                }));
+                })));
     }
 
     @TestFactory
