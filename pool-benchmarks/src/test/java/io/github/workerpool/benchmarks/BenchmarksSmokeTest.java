@@ -307,10 +307,12 @@ class BenchmarksSmokeTest {
 
     @Test
     void everyPeerIsInTheTinyTaskBenchmark() throws Exception {
-        // WorkerPool-queue-n (a queue as long as the pool is wide) is for the ants workload only:
-        // with tiny tasks at n = 2 it is a queue of 2, which QueueModesBenchmark's configs cover.
+        // Two peers are for the ants workload only. WorkerPool-queue-n (a queue as long as the pool
+        // is wide): with tiny tasks at n = 2 it is a queue of 2, which QueueModesBenchmark's configs
+        // cover. TPE-LBQ-virtual (a TPE of virtual threads): the virtual-worker queue mode's
+        // same-semantics peer on that workload; with tiny tasks, TPE-LBQ is.
         List<String> labels = Arrays.stream(Peer.values()).map(Peer::label)
-                .filter(label -> !label.equals("WorkerPool-queue-n")).toList();
+                .filter(label -> !label.equals("WorkerPool-queue-n") && !label.equals("TPE-LBQ-virtual")).toList();
         assertThat(peersOf(TinyTaskBenchmark.class)).containsExactlyInAnyOrderElementsOf(labels);
     }
 
