@@ -38,6 +38,7 @@ source "$here/java.sh"
 report() {
   CHART_DIR="$here" python3 - "$1" <<'PY'
 import json, os, sys
+import statistics as st
 d = sys.argv[1]
 def load(name):
     p = os.path.join(d, name)
@@ -47,6 +48,10 @@ def sec(r, k):
     return m["score"] if m else None
 def fmt(x):
     return "-" if x is None else (f"{x/1e6:.2f}M" if x >= 1e5 else f"{x:.3g}")
+def paired(a, b):
+    """The mean of the paired ratios a[i] / b[i], and its 95% half-interval (nan for one pair)."""
+    pr = [x / y for x, y in zip(a, b)]
+    return st.mean(pr), (2.0 * st.stdev(pr) / len(pr) ** 0.5 if len(pr) > 1 else float("nan"))
 rows = {}
 for r in load("queue-modes.json"):
     p = r["params"]
@@ -78,7 +83,6 @@ for r in load("close-rows.json"):
     score = sec(r, "accepted") if p["config"].startswith("abort") else r["primaryMetric"]["score"]
     close.setdefault((p["config"], int(p["n"]), int(p["producers"])), {}).setdefault(p["peer"], []).append(score)
 if close:
-    import statistics as st
     rounds = max(len(v) for row in close.values() for v in row.values())
     print(f"\n## The rows close to the target again, {rounds} alternating rounds of one fork per peer (close-rows.sh)\n")
     print("| config | n | producers | WorkerPool mean | TPE mean | ratio of means | paired ratio, mean +- 95% | met (ratio of means) |")
@@ -88,10 +92,9 @@ if close:
         if not w or len(w) != len(t):
             continue
         ratio = st.mean(w) / st.mean(t)
-        pr = [a / b for a, b in zip(w, t)]
-        half = 2.0 * st.stdev(pr) / len(pr) ** 0.5 if len(pr) > 1 else float("nan")
+        mean, half = paired(w, t)
         print(f"| {key[0]} | {key[1]} | {key[2]} | {fmt(st.mean(w))} | {fmt(st.mean(t))} | {ratio:.2f} | "
-              f"{st.mean(pr):.2f} +- {half:.2f} | {'yes' if ratio >= 1.2 else 'no'} |")
+              f"{mean:.2f} +- {half:.2f} | {'yes' if ratio >= 1.2 else 'no'} |")
         bars = panels.get((key[1], key[2]), [])
         panels[(key[1], key[2])] = [(c, ratio if c == key[0] else v) for c, v in bars]
 if panels:
@@ -143,7 +146,6 @@ if ants:
         print(f"| {ants_label(r)} | {r['primaryMetric']['score'] / 1000:.2f} | {'-' if rss is None else f'{rss:.0f}'} |")
 vr = load("ants-virtual.json")
 if vr:
-    import statistics as st
     runs = {}
     for r in vr:
         runs.setdefault(ants_label(r), []).append((r["primaryMetric"]["score"] / 1000, sec(r, "rss.peak")))
@@ -154,16 +156,15 @@ if vr:
     for label, xs in runs.items():
         t = [x[0] for x in xs]
         m = [x[1] for x in xs if x[1] is not None]
-        ratio = paired = "-"
+        ratio = pairs = "-"
         if base and len(base) == len(t):
             b = [x[0] for x in base]
             ratio = f"{st.mean(t) / st.mean(b):.3f}"
-            pr = [x / y for x, y in zip(t, b)]
-            if len(pr) > 1:
-                half = 2.0 * st.stdev(pr) / len(pr) ** 0.5
-                paired = f"{st.mean(pr):.3f} +- {half:.3f}"
+            if len(t) > 1:
+                mean, half = paired(t, b)
+                pairs = f"{mean:.3f} +- {half:.3f}"
         rss = f"{st.mean(m):.0f}" if m else "-"
-        print(f"| {label} | {st.mean(t):.3f} | {st.median(t):.3f} | {min(t):.2f}-{max(t):.2f} | {ratio} | {paired} | {rss} |")
+        print(f"| {label} | {st.mean(t):.3f} | {st.median(t):.3f} | {min(t):.2f}-{max(t):.2f} | {ratio} | {pairs} | {rss} |")
 warm = load("ants-warm.json")
 if warm:
     print("\n## Ants workload, virtual threads, warm: after two runs in the same JVM (mean of the next three)\n")
