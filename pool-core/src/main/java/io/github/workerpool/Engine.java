@@ -81,6 +81,14 @@ abstract class Engine {
     /** How long a caller that waits for room spins before it parks. */
     abstract long waiterSpinNanos();
 
+    /**
+     * How long a waiting caller parks at most before it first looks for room itself; it looks
+     * again after twice as long, up to Waiters.MAX_RECHECK_NANOS (0: it never looks; it is
+     * woken). For an engine whose workers may miss a caller that registers just as they free room
+     * (QueueEngine counts a take without a fence).
+     */
+    abstract long waiterRecheckNanos();
+
     /** Queues waiting callers' tasks while the queue has room; under the pool's lock. */
     abstract void admitWaitersLocked();
 

@@ -203,6 +203,11 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
+    long waiterRecheckNanos() {
+        return 0L; // a worker that goes idle takes the first waiter under the lock: nothing to miss
+    }
+
+    @Override
     long waiterSpinNanos() {
         return pool.spinnerNanos; // a busy worker frees up, and takes the caller's task, within its task's time
     }

@@ -77,6 +77,17 @@ final class QueueEngine extends Engine {
      *     it and runs it.
      *   - A worker leaves while tasks are queued and nobody else would poll: the pool starts a
      *     replacement (WorkerPool.workerExited, as ThreadPoolExecutor's processWorkerExit).
+     *
+     * A caller waiting for room in a bounded queue: it registers (under the lock) and sums `taken`
+     * again; a worker counts its take and then reads waiting(), and lets the first waiting caller
+     * in. The take is counted without a fence (a full fence per task cost the one-producer rows
+     * 7-11% of their throughput, BENCHMARKS.md "Twelfth round"), so the two can miss each other
+     * when they coincide: the caller then waits with a free slot. Not for long, and never for
+     * good: every later take and every worker that finds the queue empty or goes idle (under the
+     * lock) sees the caller, and the caller itself looks again under the lock 1, 2, 4, ... 64 ms
+     * after it parks (waiterRecheckNanos; the take it missed sat in its worker's store buffer,
+     * visible within microseconds). Only the rare coincidence pays a delay; a caller no worker
+     * missed is let in by a worker, as before.
      */
 
     private final TaskQueue queue;
@@ -320,12 +331,10 @@ final class QueueEngine extends Engine {
         if (unbounded) {
             w.addPolled();
         } else {
+            // A plain release store, and no fence before the read of waiting() below: a caller
+            // that registers as waiting just now and then sums `taken` may miss this take while
+            // this read misses the caller (see "A caller waiting for room" in the notes).
             taken.increment(w.cell);
-            // Dekker with a caller that registers as waiting and then sums `taken` (WorkerPool's
-            // full path): the count is a plain release store, so without a full fence this read of
-            // waiting() could pass it and both sides miss each other (the caller would wait with a
-            // free slot).
-            VarHandle.fullFence();
         }
         if (!unbounded && pool.waiting() > 0) {
             pool.lock.lock();
@@ -543,6 +552,14 @@ final class QueueEngine extends Engine {
      * and went through the full path for every task (queue of 1,000, one producer, n = 2:
      * 1.39x the throughput without the spin, BENCHMARKS.md "Ninth round").
      */
+    /** First look of a waiting caller for room of its own (see the notes); doubled up to MAX_RECHECK_NANOS. */
+    static final long RECHECK_NANOS = 1_000_000L;
+
+    @Override
+    long waiterRecheckNanos() {
+        return unbounded ? 0L : RECHECK_NANOS; // an unbounded queue never has waiting callers // an unbounded queue never has waiting callers
+    }
+
     @Override
     long waiterSpinNanos() {
         return 0L;

@@ -103,6 +103,13 @@ final class Waiters {
         }
     }
 
+    /**
+     * A waiting caller's last look for room of its own (Engine.waiterRecheckNanos): with the first
+     * at 1 ms, seven looks over 127 ms. A take the caller missed while registering was in its
+     * worker's store buffer, visible within microseconds; and every later take sees the caller.
+     */
+    static final long MAX_RECHECK_NANOS = 64_000_000L;
+
     /** A caller waiting in execute for a free worker. */
     static final class Waiter {
         final WorkerPool pool;
@@ -130,11 +137,13 @@ final class Waiters {
         }
 
         /**
-         * Waits until a worker takes the task; returns normally if one did.
+         * Waits until a worker takes the task; returns normally if one did. With {@code recheck}
+         * > 0 it parks for at most that long and then looks for room itself, again after twice
+         * as long, up to MAX_RECHECK_NANOS (Engine.waiterRecheckNanos).
          * @throws PoolOverloadException on timeout or interrupt (the interrupt status is kept)
          * @throws PoolClosedException if the pool was shut down meanwhile
          */
-        void await(long spin) {
+        void await(long spin, long recheck) {
             long spinEnd = System.nanoTime() + spin;
             boolean interrupted = false;
             long timeout = -1;
@@ -149,11 +158,14 @@ final class Waiters {
                 if (timeout >= 0 && now - deadline >= 0) {
                     break;
                 }
+                boolean rechecking = recheck > 0 && (timeout < 0 || deadline - now > recheck);
                 parked = true;
                 // Re-read the timeout after announcing the park: reconfigure writes it first and
                 // then nudges the parked waiters, so either it sees `parked` or this sees its value.
                 if (status == WAITING && pool.blockingTimeoutNanos() == timeout) {
-                    if (timeout >= 0) {
+                    if (rechecking) {
+                        LockSupport.parkNanos(this, recheck);
+                    } else if (timeout >= 0) {
                         LockSupport.parkNanos(this, deadline - now);
                     } else {
                         LockSupport.park(this);
@@ -164,11 +176,18 @@ final class Waiters {
                     interrupted = true;
                     break;
                 }
+                if (rechecking && status == WAITING) {
+                    pool.admitWaiters(); // lets the first waiting caller in if there is room: maybe this one
+                    recheck = recheck < MAX_RECHECK_NANOS ? recheck << 1 : 0L; // then workers alone
+                }
             }
             int outcome = status;
             if (outcome == WAITING) {
                 pool.lock.lock();
                 try {
+                    if (!interrupted) {
+                        pool.engine().admitWaitersLocked(); // a last look for room before giving up
+                    }
                     if (pool.waiters.remove(this)) {
                         if (interrupted) {
                             Thread.currentThread().interrupt();

@@ -467,8 +467,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     } else {
                         waiter = new Waiters.Waiter(this, task, arrival, engine.callerStripe());
                         waiters.add(waiter);
-                        // Dekker with QueueEngine.poll (taken, then waiting()): a worker that freed a
-                        // slot after hasRoom() above may not have seen this waiter; look again.
+                        // A worker that freed a slot after hasRoom() above may not have seen this
+                        // waiter; look again (and the waiter looks again itself while it waits:
+                        // QueueEngine's notes, "A caller waiting for room").
                         engine.admitWaitersLocked();
                     }
                 }
@@ -502,7 +503,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     return;
                 }
             }
-            waiter.await(engine.waiterSpinNanos());
+            waiter.await(engine.waiterSpinNanos(), engine.waiterRecheckNanos());
             return;
         }
     }
@@ -716,6 +717,21 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         try {
             Waiters.Waiter waiter = waiters.acceptFirst();
             return waiter == null ? null : waiter.task;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The engine (a waiting caller's last look for room, Waiters; tests). */
+    Engine engine() {
+        return engine;
+    }
+
+    /** Lets waiting callers' tasks into the engine's queue while it has room (a waiting caller's own look). */
+    void admitWaiters() {
+        lock.lock();
+        try {
+            engine.admitWaitersLocked();
         } finally {
             lock.unlock();
         }

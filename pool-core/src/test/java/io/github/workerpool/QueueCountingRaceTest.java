@@ -1,11 +1,13 @@
 package io.github.workerpool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -399,5 +401,50 @@ class QueueCountingRaceTest {
         }
         System.out.println("queue of 1 holding 2 after a worker let a waiter in: " + over + " of " + rounds + " rounds");
         assertThat(over).as("rounds where the queue held more than its capacity").isZero();
+    }
+
+    /**
+     * A worker counts its take without a fence, so a caller registering as waiting just then and
+     * the worker can miss each other (QueueEngine's notes). The caller then finds the free slot
+     * itself. Provoked here without the race: the queued task leaves without a worker taking it,
+     * so no worker lets the caller in, and the only worker stays busy.
+     */
+    @Test
+    void waitingCaller_findsAFreeSlotThatNoWorkerLetItInto() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        WorkerPool pool = WorkerPool.builder().name("recheck").capacity(1).queueCapacity(1).disablePurge(true).build();
+        try {
+            pool.execute(() -> {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            pool.execute(() -> { }); // fills the queue: the worker is busy
+            CountDownLatch ran = new CountDownLatch(1);
+            Thread caller = new Thread(() -> pool.execute(ran::countDown), "caller");
+            caller.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> pool.waiting() == 1);
+
+            List<Object> out = new ArrayList<>();
+            pool.lock.lock();
+            try {
+                pool.engine().drainTo(out);
+            } finally {
+                pool.lock.unlock();
+            }
+            assertThat(out).hasSize(1);
+
+            caller.join(10_000); // its first look is 1 ms after it parked
+            assertThat(caller.isAlive()).as("the caller still waits with a free slot").isFalse();
+            assertThat(pool.waiting()).isZero();
+            assertThat(pool.queued()).isEqualTo(1);
+            release.countDown();
+            assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            release.countDown();
+            pool.shutdown();
+        }
     }
 }
