@@ -82,10 +82,10 @@ abstract class Engine {
     abstract long waiterSpinNanos();
 
     /**
-     * How long a waiting caller parks at most before it first looks for room itself; it looks
-     * again after twice as long, up to Waiters.MAX_RECHECK_NANOS (0: it never looks; it is
-     * woken). For an engine whose workers may miss a caller that registers just as they free room
-     * (QueueEngine counts a take without a fence).
+     * How long the first waiting caller parks at most before it first looks for room itself; the
+     * gap doubles after every look, up to Waiters.MAX_RECHECK_NANOS (0: no such looks, it is woken).
+     * For an engine whose workers may miss a caller that registers just as they free room
+     * (QueueEngine counts a take without a full fence).
      */
     abstract long waiterRecheckNanos();
 

@@ -79,15 +79,17 @@ final class QueueEngine extends Engine {
      *     replacement (WorkerPool.workerExited, as ThreadPoolExecutor's processWorkerExit).
      *
      * A caller waiting for room in a bounded queue: it registers (under the lock) and sums `taken`
-     * again; a worker counts its take and then reads waiting(), and lets the first waiting caller
-     * in. The take is counted without a fence (a full fence per task cost the one-producer rows
-     * 7-11% of their throughput, BENCHMARKS.md "Twelfth round"), so the two can miss each other
-     * when they coincide: the caller then waits with a free slot. Not for long, and never for
-     * good: every later take and every worker that finds the queue empty or goes idle (under the
-     * lock) sees the caller, and the caller itself looks again under the lock 1, 2, 4, ... 64 ms
-     * after it parks (waiterRecheckNanos; the take it missed sat in its worker's store buffer,
-     * visible within microseconds). Only the rare coincidence pays a delay; a caller no worker
-     * missed is let in by a worker, as before.
+     * again; a worker counts its take, then reads waiting() and lets waiting callers in while
+     * there is room. The take is counted with a release store and no full fence (the fence cost
+     * the one-producer rows 7-11% of their throughput, BENCHMARKS.md "Twelfth round"), so the two
+     * can miss each other when they coincide: the caller then waits with a free slot. That needs
+     * the worker to read waiting() as 0, so only a caller that registers as the first waiter can
+     * be missed, and the first waiter looks for room itself, under the lock, 1, 3, 7, ... 127 ms
+     * after it first parks (waiterRecheckNanos, the gap doubling up to Waiters.MAX_RECHECK_NANOS),
+     * and every waiter once more before its blockingTimeout rejects it. A take it missed sat in
+     * its worker's store buffer, visible within microseconds; besides, every later take and every
+     * worker that finds the queue empty or goes idle (under the lock) sees the caller, and a look
+     * or a worker lets in every waiter that fits. Only the rare coincidence pays a delay.
      */
 
     private final TaskQueue queue;
@@ -339,7 +341,7 @@ final class QueueEngine extends Engine {
         if (!unbounded && pool.waiting() > 0) {
             pool.lock.lock();
             try {
-                admitWaiterLocked();
+                admitWaitersLocked(); // every waiter that fits: a slot freed unseen may be free too
             } finally {
                 pool.lock.unlock();
             }
@@ -545,6 +547,14 @@ final class QueueEngine extends Engine {
         return submittedHigh.accumulateAndGet(submittedCounter + entered, Math::max);
     }
 
+    /** When the first waiting caller first looks for room of its own (see the notes). */
+    static final long RECHECK_NANOS = 1_000_000L;
+
+    @Override
+    long waiterRecheckNanos() {
+        return unbounded ? 0L : RECHECK_NANOS; // an unbounded queue never has waiting callers
+    }
+
     /**
      * None: a caller that finds the queue full parks at once. The queue ahead of it holds work
      * for the workers, so its wake-up (~30 us) costs them nothing, and it then finds room for a
@@ -552,14 +562,6 @@ final class QueueEngine extends Engine {
      * and went through the full path for every task (queue of 1,000, one producer, n = 2:
      * 1.39x the throughput without the spin, BENCHMARKS.md "Ninth round").
      */
-    /** First look of a waiting caller for room of its own (see the notes); doubled up to MAX_RECHECK_NANOS. */
-    static final long RECHECK_NANOS = 1_000_000L;
-
-    @Override
-    long waiterRecheckNanos() {
-        return unbounded ? 0L : RECHECK_NANOS; // an unbounded queue never has waiting callers // an unbounded queue never has waiting callers
-    }
-
     @Override
     long waiterSpinNanos() {
         return 0L;

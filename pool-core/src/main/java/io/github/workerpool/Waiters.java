@@ -16,12 +16,15 @@ final class Waiters {
      *
      * A Waiter's outcome is decided once, under the pool's lock, by whoever removes it from the
      * deque: a worker (ACCEPTED: the worker runs the task, or the queue engine queued it), a
-     * shutdown (CLOSED), or the caller itself (it gave up: timeout or interrupt, and is
-     * rejected). A caller that finds itself already removed takes the outcome it was given, so
-     * a task is never both run and rejected.
+     * waiting caller's look for room (ACCEPTED, queued: the queue engine's), a shutdown (CLOSED),
+     * or the caller itself (it gave up: timeout or interrupt, and is rejected). A caller that
+     * finds itself already removed takes the outcome it was given, so a task is never both run
+     * and rejected.
      *
      * The caller spins for the engine's waiterSpinNanos, then parks; a worker unparks it only if it
-     * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). Its deadline
+     * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). The first
+     * waiter of the queue engine also wakes to look for room itself (Engine.waiterRecheckNanos),
+     * and a caller about to be rejected for its timeout looks once more first. Its deadline
      * is its arrival plus the pool's live blockingTimeout, read afresh on every wake-up, so a
      * reconfigured timeout applies to callers already waiting: reconfigure writes the timeout and
      * then nudges the waiters it sees parked; a caller re-reads the timeout after it announces
@@ -104,9 +107,8 @@ final class Waiters {
     }
 
     /**
-     * A waiting caller's last look for room of its own (Engine.waiterRecheckNanos): with the first
-     * at 1 ms, seven looks over 127 ms. A take the caller missed while registering was in its
-     * worker's store buffer, visible within microseconds; and every later take sees the caller.
+     * The longest gap between a waiting caller's own looks for room (Engine.waiterRecheckNanos),
+     * after which it looks no more: from a first gap of 1 ms, seven looks over 127 ms.
      */
     static final long MAX_RECHECK_NANOS = 64_000_000L;
 
@@ -137,9 +139,10 @@ final class Waiters {
         }
 
         /**
-         * Waits until a worker takes the task; returns normally if one did. With {@code recheck}
-         * > 0 it parks for at most that long and then looks for room itself, again after twice
-         * as long, up to MAX_RECHECK_NANOS (Engine.waiterRecheckNanos).
+         * Waits until the task is let in (a worker takes it, or it is queued); returns normally
+         * if it was. With {@code recheck} > 0 the caller also looks for room itself, at times
+         * set by the clock (wake-ups for other reasons do not use them up): {@code recheck} after
+         * it first parks, then after gaps twice as long each, up to MAX_RECHECK_NANOS.
          * @throws PoolOverloadException on timeout or interrupt (the interrupt status is kept)
          * @throws PoolClosedException if the pool was shut down meanwhile
          */
@@ -147,38 +150,49 @@ final class Waiters {
             long spinEnd = System.nanoTime() + spin;
             boolean interrupted = false;
             long timeout = -1;
+            long gap = recheck;  // until the next own look; 0 when no look is left
+            long lookAt = 0L;    // when it is, once the caller parks
+            boolean scheduled = false;
             while (status == WAITING) {
                 long now = System.nanoTime();
                 if (now - spinEnd < 0) {
                     Thread.onSpinWait();
                     continue;
                 }
+                if (gap > 0) {
+                    if (!scheduled) {
+                        scheduled = true;
+                        lookAt = now + gap;
+                    } else if (now - lookAt >= 0) {
+                        pool.admitWaiters(); // every waiter that fits, from the first: maybe this one
+                        gap = gap < MAX_RECHECK_NANOS ? gap << 1 : 0L; // then workers alone
+                        lookAt = now + gap;
+                        continue;
+                    }
+                }
                 timeout = pool.blockingTimeoutNanos();
                 long deadline = arrival + timeout;
                 if (timeout >= 0 && now - deadline >= 0) {
                     break;
                 }
-                boolean rechecking = recheck > 0 && (timeout < 0 || deadline - now > recheck);
+                long wait = gap > 0 ? lookAt - now : Long.MAX_VALUE;
+                if (timeout >= 0) {
+                    wait = Math.min(wait, deadline - now);
+                }
                 parked = true;
                 // Re-read the timeout after announcing the park: reconfigure writes it first and
                 // then nudges the parked waiters, so either it sees `parked` or this sees its value.
                 if (status == WAITING && pool.blockingTimeoutNanos() == timeout) {
-                    if (rechecking) {
-                        LockSupport.parkNanos(this, recheck);
-                    } else if (timeout >= 0) {
-                        LockSupport.parkNanos(this, deadline - now);
-                    } else {
+                    if (wait == Long.MAX_VALUE) {
                         LockSupport.park(this);
+                    } else {
+                        LockSupport.parkNanos(this, wait);
                     }
                 }
                 parked = false;
                 if (Thread.interrupted()) {
                     interrupted = true;
                     break;
-                }
-                if (rechecking && status == WAITING) {
-                    pool.admitWaiters(); // lets the first waiting caller in if there is room: maybe this one
-                    recheck = recheck < MAX_RECHECK_NANOS ? recheck << 1 : 0L; // then workers alone
                 }
             }
             int outcome = status;

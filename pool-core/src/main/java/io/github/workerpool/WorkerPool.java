@@ -86,7 +86,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      *     not at all, Engine.waiterSpinNanos), then parks;
      *     its deadline is its arrival plus the live blockingTimeout. A worker that frees up
      *     serves the first Waiter before anything else, under `lock` (takeWaiterTask, or the
-     *     queue engine moves the Waiter's task into the queue).
+     *     queue engine moves the Waiter's task into the queue; the queue engine's first Waiter
+     *     also looks for room itself, QueueEngine's notes, "A caller waiting for room").
      *   - the worker loop (runWorker/nextTask): a queued task, else a waiting caller's, else the
      *     engine's idle path, which ends in parkIdle (push on `idle`, park until handed work).
      * Spins are short, so that on a 2-core machine a spinner does not starve, for long, the
@@ -419,6 +420,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         boolean factoryFailed = false;
         for (;;) {
             Waiters.Waiter waiter = null;
+            boolean firstWaiter = false;
             Worker w;
             boolean toQueue = false;
             lock.lock();
@@ -466,10 +468,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                                 + queueNote() + " and blockingTimeout is 0");
                     } else {
                         waiter = new Waiters.Waiter(this, task, arrival, engine.callerStripe());
+                        firstWaiter = waiters.isEmpty();
                         waiters.add(waiter);
                         // A worker that freed a slot after hasRoom() above may not have seen this
-                        // waiter; look again (and the waiter looks again itself while it waits:
-                        // QueueEngine's notes, "A caller waiting for room").
+                        // waiter; look again (and the first waiter looks again itself while it
+                        // waits: QueueEngine's notes, "A caller waiting for room").
                         engine.admitWaitersLocked();
                     }
                 }
@@ -503,7 +506,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     return;
                 }
             }
-            waiter.await(engine.waiterSpinNanos(), engine.waiterRecheckNanos());
+            waiter.await(engine.waiterSpinNanos(), firstWaiter ? engine.waiterRecheckNanos() : 0L);
             return;
         }
     }

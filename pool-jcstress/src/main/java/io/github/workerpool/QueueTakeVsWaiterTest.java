@@ -14,8 +14,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * A worker's take from a full bounded queue racing a caller that finds the queue full and waits
  * (QueueEngine's notes, "A caller waiting for room"). The take is counted without a fence, so the
  * two can miss each other; the caller then finds the free slot on its own look. The task the
- * worker takes keeps it busy, so no later take and no idle worker can let the caller in instead.
- * Result: the caller got in, tasks run, sound and adds up.
+ * worker takes keeps it busy until the arbiter, so no later take and no idle worker can let the
+ * caller in instead: a caller let in only after that task ended (its 10 s limit) was stranded.
+ * Result: the caller got in while the queued task still ran, tasks run, sound and adds up.
  */
 @JCStressTest
 @Outcome(id = "1, 3, 1", expect = Expect.ACCEPTABLE, desc = "the caller got the free slot")
@@ -30,6 +31,7 @@ public class QueueTakeVsWaiterTest {
     private final AtomicInteger ran = new AtomicInteger();
     private volatile boolean releaseRunning;
     private volatile boolean releaseQueued;
+    private volatile boolean queuedEnded;
 
     public QueueTakeVsWaiterTest() {
         Runnable running = Jcs.blockUntil(() -> releaseRunning, LIMIT);
@@ -40,6 +42,7 @@ public class QueueTakeVsWaiterTest {
         });
         pool.execute(() -> { // fills the queue of one
             queued.run();
+            queuedEnded = true;
             ran.incrementAndGet();
         });
     }
@@ -51,7 +54,8 @@ public class QueueTakeVsWaiterTest {
 
     @Actor
     public void submit(III_Result r) {
-        r.r1 = Jcs.tryExecute(pool, ran::incrementAndGet); // blocks while the queue is full
+        int accepted = Jcs.tryExecute(pool, ran::incrementAndGet); // blocks while the queue is full
+        r.r1 = accepted == 1 && queuedEnded ? 2 : accepted; // 2: let in only once the worker was free again
     }
 
     @Arbiter
