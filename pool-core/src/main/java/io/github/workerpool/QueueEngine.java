@@ -32,7 +32,7 @@ final class QueueEngine extends Engine {
      *        remain, it wakes the next (so a backlog of long tasks brings workers up one after
      *        another, as LinkedBlockingQueue's take() signals the next taker).
      * Otherwise (a bounded queue is full) the pool's full path makes the caller wait or rejects;
-     * a worker that takes a task from a full queue moves the first waiting caller's task in.
+     * a worker that takes a task from a full queue moves waiting callers' tasks in while they fit.
      *
      * Counting: a bounded queue needs its length for every admission, so it counts it, but not in
      * one counter that producers and workers both write (that line crossed the cores twice per
@@ -40,7 +40,8 @@ final class QueueEngine extends Engine {
      * the other side reads per task (an AtomicLong that happened to be allocated next to the
      * workers' counter cost a producer and two workers 100 ns a task, "Ninth round"). Producers
      * count the slots they take in `admitted` (Slots: padded; a compare-and-set against the
-     * capacity; only producers, and a worker letting a waiting caller in, write it); each worker
+     * capacity; producers write it, and whoever lets a waiting caller in: a worker, a waiting
+     * caller's look, a registering caller, reconfigure); each worker
      * counts the tasks it takes in a cell of its own (`taken`, OfferCounts: a plain increment,
      * released, keyed by the worker's `cell`), and anything else that leaves the queue in
      * `takenOther`. queued = admitted - taken. A producer checks the capacity against
@@ -83,13 +84,16 @@ final class QueueEngine extends Engine {
      * there is room. The take is counted with a release store and no full fence (the fence cost
      * the one-producer rows 7-11% of their throughput, BENCHMARKS.md "Twelfth round"), so the two
      * can miss each other when they coincide: the caller then waits with a free slot. That needs
-     * the worker to read waiting() as 0, so only a caller that registers as the first waiter can
-     * be missed, and the first waiter looks for room itself, under the lock, 1, 3, 7, ... 127 ms
-     * after it first parks (waiterRecheckNanos, the gap doubling up to Waiters.MAX_RECHECK_NANOS),
-     * and every waiter once more before its blockingTimeout rejects it. A take it missed sat in
-     * its worker's store buffer, visible within microseconds; besides, every later take and every
-     * worker that finds the queue empty or goes idle (under the lock) sees the caller, and a look
-     * or a worker lets in every waiter that fits. Only the rare coincidence pays a delay.
+     * the worker to read waiting() as 0, so the missed caller registered as the first waiter (or
+     * right after it, within the same microseconds). The first waiter looks for room itself,
+     * under the lock, 1, 3, 7, ... 127 ms after it first parks (waiterRecheckNanos, the gap
+     * doubling up to Waiters.MAX_RECHECK_NANOS); a waiter that gives up (timeout, interrupt)
+     * looks once more. A take it missed sat in its worker's store buffer, visible within
+     * microseconds; besides, every later take and every worker that finds the queue empty or goes
+     * idle (under the lock) sees the waiters. A look, a worker and a caller that gives up each let
+     * in every waiter that fits, so a second waiter missed with the first is let in with it; if
+     * the first leaves before its look, by the next of those events. Only the rare coincidence
+     * pays a delay.
      */
 
     private final TaskQueue queue;
@@ -350,7 +354,7 @@ final class QueueEngine extends Engine {
         return t;
     }
 
-    /** A queue slot is free: move the first waiting caller's task into the queue; under the lock. */
+    /** Moves the first waiting caller's task into the queue if a slot is free; false if none waits or none is free. Under the lock. */
     private boolean admitWaiterLocked() {
         // Take the slot the way producers do (a CAS against the capacity), so that a producer
         // racing for the same last slot cannot push the queue one past its capacity.

@@ -204,6 +204,7 @@ final class Waiters {
                     }
                     if (pool.waiters.remove(this)) {
                         if (interrupted) {
+                            pool.engine().admitWaitersLocked(); // its look, for the others (it may have been the first)
                             Thread.currentThread().interrupt();
                             throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
                         }

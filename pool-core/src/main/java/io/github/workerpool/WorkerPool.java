@@ -719,7 +719,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         lock.lock();
         try {
             Waiters.Waiter waiter = waiters.acceptFirst();
-            return waiter == null ? null : waiter.task;
+            if (waiter == null) {
+                return null;
+            }
+            engine.admitWaitersLocked(); // the queue (this worker found it empty) takes the next ones that fit
+            return waiter.task;
         } finally {
             lock.unlock();
         }

@@ -12,8 +12,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
  * A worker's take from a full bounded queue racing a caller that finds the queue full and waits
- * (QueueEngine's notes, "A caller waiting for room"). The take is counted without a fence, so the
- * two can miss each other; the caller then finds the free slot on its own look. The task the
+ * (QueueEngine's notes, "A caller waiting for room"). The take is counted without a full
+ * fence, so the two can miss each other; the caller then finds the free slot on its own look. The task the
  * worker takes keeps it busy until the arbiter, so no later take and no idle worker can let the
  * caller in instead: a caller let in only after that task ended (its 10 s limit) was stranded.
  * Result: the caller got in while the queued task still ran, tasks run, sound and adds up.
