@@ -341,20 +341,23 @@ final class QueueEngine extends Engine {
             // that registers as waiting just now and then sums `taken` may miss this take while
             // this read misses the caller (see "A caller waiting for room" in the notes).
             taken.increment(w.cell);
-        }
-        if (!unbounded && pool.waiting() > 0) {
-            pool.lock.lock();
-            try {
-                admitWaitersLocked(); // every waiter that fits: a slot freed unseen may be free too
-            } finally {
-                pool.lock.unlock();
+            if (pool.waiting() > 0) {
+                pool.lock.lock();
+                try {
+                    admitWaitersLocked(); // every waiter that fits: a slot freed unseen may be free too
+                } finally {
+                    pool.lock.unlock();
+                }
             }
         }
         stopSearching(w);
         return t;
     }
 
-    /** Moves the first waiting caller's task into the queue if a slot is free; false if none waits or none is free. Under the lock. */
+    /**
+     * Moves the first waiting caller's task into the queue if a slot is free; false if none waits
+     * or none is free. Under the lock.
+     */
     private boolean admitWaiterLocked() {
         // Take the slot the way producers do (a CAS against the capacity), so that a producer
         // racing for the same last slot cannot push the queue one past its capacity.

@@ -24,7 +24,8 @@ final class Waiters {
      * The caller spins for the engine's waiterSpinNanos, then parks; a worker unparks it only if it
      * announced that it parks (`parked`, Dekker with `status`, as Worker's mailbox). The first
      * waiter of the queue engine also wakes to look for room itself (Engine.waiterRecheckNanos),
-     * and a caller about to be rejected for its timeout looks once more first. Its deadline
+     * and a caller that gives up looks once more: before its timeout rejects it (for itself too),
+     * after an interrupt removed it (for the others). Its deadline
      * is its arrival plus the pool's live blockingTimeout, read afresh on every wake-up, so a
      * reconfigured timeout applies to callers already waiting: reconfigure writes the timeout and
      * then nudges the waiters it sees parked; a caller re-reads the timeout after it announces

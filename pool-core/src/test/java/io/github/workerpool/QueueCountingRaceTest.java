@@ -406,23 +406,16 @@ class QueueCountingRaceTest {
     }
 
     /**
-     * A worker counts its take without a fence, so a caller registering as waiting just then and
-     * the worker can miss each other (QueueEngine's notes). The caller then finds the free slot
-     * itself. Provoked here without the race: the queued task leaves without a worker taking it,
+     * A worker counts its take without a full fence, so a caller registering as waiting just then
+     * and the worker can miss each other (QueueEngine's notes). The caller then finds the free
+     * slot itself. Provoked here without the race: the queued task leaves without a worker taking it,
      * so no worker lets the caller in, and the only worker stays busy.
      */
     @Test
     void waitingCaller_findsAFreeSlotThatNoWorkerLetItInto() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
         WorkerPool pool = WorkerPool.builder().name("recheck").capacity(1).queueCapacity(1).disablePurge(true).build();
+        AtomicBoolean release = occupyTheWorker(pool);
         try {
-            pool.execute(() -> {
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
             pool.execute(() -> { }); // fills the queue: the worker is busy
             CountDownLatch ran = new CountDownLatch(1);
             Thread caller = new Thread(() -> pool.execute(ran::countDown), "caller");
@@ -442,10 +435,10 @@ class QueueCountingRaceTest {
             assertThat(caller.isAlive()).as("the caller still waits with a free slot").isFalse();
             assertThat(pool.waiting()).isZero();
             assertThat(pool.queued()).isEqualTo(1);
-            release.countDown();
+            release.set(true);
             assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
         } finally {
-            release.countDown();
+            release.set(true);
             pool.shutdown();
         }
     }
