@@ -3,6 +3,7 @@ package io.github.workerpool;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The hand-off engine (queueCapacity 0): each task goes straight to a worker, as in ants.
@@ -17,15 +18,27 @@ final class HandOffEngine extends Engine {
      *      never yield: on a 2-core machine shared with other work, a yielding thread can stay
      *      off its CPU for a whole time slice (ms), holding back the very hand-off it waits for,
      *      while a parked thread is woken with priority. After the spin the worker parks idle.
-     *   2. if some worker is busy, the caller first spins up to HANDOFF_SPIN_NANOS for it to
-     *      become the spinner (also when every worker is busy, before the pool's full path): for
-     *      tiny tasks that takes well under a microsecond, where an unpark and wake-up costs
-     *      about 30 us and a Waiter takes the lock on both sides.
+     *   2. if some worker is busy, the caller leaves its task in a free `pending` slot and spins
+     *      up to HANDOFF_SPIN_NANOS for a worker to take it (also when every worker is busy,
+     *      before the pool's full path): a worker that finishes its task, with no Waiter ahead,
+     *      takes a pending task before it would become the spinner, so it goes from one task to
+     *      the next without waiting for a caller to see it (SynchronousQueue's data nodes do the
+     *      same). For tiny tasks that takes well under a microsecond, where an unpark and wake-up
+     *      costs about 30 us and a Waiter takes the lock on both sides. If a spinner appears
+     *      meanwhile, the caller takes its task back and hands it to the spinner; if no worker
+     *      took it in time, or the pool is no longer running, the caller takes it back and goes
+     *      on. With every slot in use it spins for the spinner instead, as before slots.
      *   3. an idle worker popped from the pool's idle structure, under the lock; unparked.
      *   4. a new worker, if workerCount < capacity (under the lock).
      * Otherwise the pool's full path (WorkerPool.awaitWorker) makes the caller wait or rejects.
      *
      * Races that must not lose a task:
+     *   - A pending task is taken out of its slot exactly once, with a compare-and-set from the
+     *     task to null: by a worker (which runs it) or by its caller (which goes on with it). A
+     *     caller's task is gone from its slot once it reads anything else there. If two callers
+     *     leave the same object (one Runnable submitted twice), one may take back the other's
+     *     copy after a worker emptied the slot in between: the objects are the same, so each
+     *     submission still runs once or is rejected once.
      *   - A caller registers as a Waiter while a worker becomes the spinner: the caller
      *     re-checks the spinner after registering (takeSpinner in awaitWorker), the worker
      *     re-checks waitingCount after publishing itself (awaitWork). All volatile, so one of
@@ -39,7 +52,14 @@ final class HandOffEngine extends Engine {
     /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
     static final long HANDOFF_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
 
+    /** Pending slots in use at most: no more callers than CPUs can spin to any effect. */
+    static final int PENDING_SLOTS = Math.min(8, Integer.highestOneBit(Runtime.getRuntime().availableProcessors()));
+
+    /** Array elements between two pending slots, so that each sits on a cache line of its own. */
+    private static final int STRIDE = 16;
+
     private final AtomicReference<Worker> spinner = new AtomicReference<>();
+    private final AtomicReferenceArray<Object> pending = new AtomicReferenceArray<>(PENDING_SLOTS * STRIDE);
 
     HandOffEngine(WorkerPool pool) {
         super(pool);
@@ -55,15 +75,86 @@ final class HandOffEngine extends Engine {
         }
         int c = p.capacityNow();
         if (mayAwaitSpinner && p.spinNanos > 0 && (p.idleCount > 0 || (c >= 0 && p.workerCount >= c))
-                && busyWorkers() > 0 && (w = awaitSpinner()) != null) {
-            w.handOff(work);
-            return true;
+                && busyWorkers() > 0) {
+            int slot = publish(work);
+            if (slot >= 0) {
+                if (awaitTaker(work, slot)) {
+                    return true;
+                }
+            } else if ((w = awaitSpinner()) != null) {
+                w.handOff(work);
+                return true;
+            }
         }
         if (p.idleCount > 0 && (w = p.popIdle()) != null) {
             w.handOff(work);
             return true;
         }
         return (c < 0 || p.workerCount < c) && p.addWorker(work);
+    }
+
+    /** Leaves the work in a free pending slot, starting at the caller's own; the slot's index, or -1 if all are in use. */
+    private int publish(Object work) {
+        AtomicReferenceArray<Object> a = pending;
+        int start = TaskQueue.producerOfThisThread();
+        for (int k = 0; k < PENDING_SLOTS; k++) {
+            int i = ((start + k) & (PENDING_SLOTS - 1)) * STRIDE;
+            if (a.get(i) == null && a.compareAndSet(i, null, work)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Spins up to HANDOFF_SPIN_NANOS for a worker to take the caller's pending work; true once
+     * a worker has it (or a spinner that appeared was handed it), false once the caller has
+     * taken it back (no taker in time, or the pool is no longer running).
+     */
+    private boolean awaitTaker(Object work, int slot) {
+        AtomicReferenceArray<Object> a = pending;
+        long deadline = 0L;
+        for (int i = 1; ; i++) {
+            if (a.get(slot) != work) {
+                return true; // a worker took it (see the notes)
+            }
+            if (spinner.get() != null) {
+                // A worker went spinning without seeing the task: take it back and hand it over.
+                if (!a.compareAndSet(slot, work, null)) {
+                    return true;
+                }
+                Worker w = spinner.getAndSet(null);
+                if (w != null) {
+                    w.handOff(work);
+                    return true;
+                }
+                if (!a.compareAndSet(slot, null, work)) {
+                    return false; // another caller has the slot now; the caller goes on with its work
+                }
+            }
+            if ((i & 15) == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0L) {
+                    deadline = now + HANDOFF_SPIN_NANOS;
+                } else if (now - deadline >= 0 || pool.state != WorkerPool.RUNNING) {
+                    return !a.compareAndSet(slot, work, null);
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Takes a pending task for the worker; null if none. */
+    private Object takePending() {
+        AtomicReferenceArray<Object> a = pending;
+        for (int k = 0; k < PENDING_SLOTS; k++) {
+            int i = k * STRIDE;
+            Object o = a.get(i);
+            if (o != null && a.compareAndSet(i, o, null)) {
+                return o;
+            }
+        }
+        return null;
     }
 
     /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
@@ -96,13 +187,17 @@ final class HandOffEngine extends Engine {
     @Override
     Object awaitWork(Worker w) {
         WorkerPool p = pool;
+        Object o = takePending(); // the pool checked for Waiters (older callers) before this
+        if (o != null) {
+            return o;
+        }
         if (p.spinNanos > 0 && spinner.get() == null && spinner.compareAndSet(null, w)) {
             // Re-checks after publishing (Dekker with callers, shutdown and a shrinking tune,
             // which each write first and then look at the spinner).
             if (p.needsALook() && spinner.compareAndSet(w, null)) {
                 return Worker.POLL;
             }
-            Object o = w.spinForSlot(p.spinnerNanos);
+            o = w.spinForSlot(p.spinnerNanos);
             if (o != null) {
                 return o;
             }
@@ -226,6 +321,11 @@ final class HandOffEngine extends Engine {
     void quietProblems(List<String> problems) {
         if (pool.state == WorkerPool.TERMINATED && spinner.get() != null) {
             problems.add("terminated with a spinner " + spinner.get());
+        }
+        for (int k = 0; k < PENDING_SLOTS; k++) {
+            if (pending.get(k * STRIDE) != null) {
+                problems.add("a task left pending in slot " + k + ": " + pending.get(k * STRIDE));
+            }
         }
     }
 }
