@@ -33,12 +33,12 @@ final class HandOffEngine extends Engine {
      * Otherwise the pool's full path (WorkerPool.awaitWorker) makes the caller wait or rejects.
      *
      * Races that must not lose a task:
-     *   - A pending task is taken out of its slot exactly once, with a compare-and-set from the
-     *     task to null: by a worker (which runs it) or by its caller (which goes on with it). A
-     *     caller's task is gone from its slot once it reads anything else there. If two callers
-     *     leave the same object (one Runnable submitted twice), one may take back the other's
-     *     copy after a worker emptied the slot in between: the objects are the same, so each
-     *     submission still runs once or is rejected once.
+     *   - A pending task leaves its slot exactly once, by a compare-and-set from the task: to
+     *     TAKEN by a worker (which runs it), or to null by its caller (which goes on with it).
+     *     Only the caller empties a TAKEN slot, and callers only fill empty ones, so a slot is
+     *     its caller's until it leaves: it never mistakes another caller's task for its own,
+     *     even the same object (one Runnable submitted twice), and the worker's compare-and-set
+     *     reads the caller's, so what the caller did before submitting happens-before the run.
      *   - A caller registers as a Waiter while a worker becomes the spinner: the caller
      *     re-checks the spinner after registering (takeSpinner in awaitWorker), the worker
      *     re-checks waitingCount after publishing itself (awaitWork). All volatile, so one of
@@ -49,7 +49,10 @@ final class HandOffEngine extends Engine {
      *     (with the interrupt flag set), because the producer already returned normally.
      */
 
-    /** How long a caller waits for a busy worker to become the spinner before unparking an idle one. */
+    /**
+     * How long a caller waits for a busy worker to take its pending task (or, with every slot in
+     * use, to become the spinner) before unparking an idle one or waiting as the pool's full path says.
+     */
     static final long HANDOFF_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(3);
 
     /** Pending slots in use at most: no more callers than CPUs can spin to any effect. */
@@ -58,8 +61,12 @@ final class HandOffEngine extends Engine {
     /** Array elements between two pending slots, so that each sits on a cache line of its own. */
     private static final int STRIDE = 16;
 
+    /** A slot's value once a worker has taken its task, until the caller sees it and empties the slot. */
+    private static final Object TAKEN = new Object();
+
     private final AtomicReference<Worker> spinner = new AtomicReference<>();
     private final AtomicReferenceArray<Object> pending = new AtomicReferenceArray<>(PENDING_SLOTS * STRIDE);
+    private int slots = PENDING_SLOTS; // fewer only through usePendingSlots, before the pool is used
 
     HandOffEngine(WorkerPool pool) {
         super(pool);
@@ -96,9 +103,10 @@ final class HandOffEngine extends Engine {
     /** Leaves the work in a free pending slot, starting at the caller's own; the slot's index, or -1 if all are in use. */
     private int publish(Object work) {
         AtomicReferenceArray<Object> a = pending;
+        int n = slots;
         int start = TaskQueue.producerOfThisThread();
-        for (int k = 0; k < PENDING_SLOTS; k++) {
-            int i = ((start + k) & (PENDING_SLOTS - 1)) * STRIDE;
+        for (int k = 0; k < n; k++) {
+            int i = ((start + k) & (n - 1)) * STRIDE;
             if (a.get(i) == null && a.compareAndSet(i, null, work)) {
                 return i;
             }
@@ -116,11 +124,13 @@ final class HandOffEngine extends Engine {
         long deadline = 0L;
         for (int i = 1; ; i++) {
             if (a.get(slot) != work) {
-                return true; // a worker took it (see the notes)
+                a.set(slot, null); // TAKEN: a worker has it; the slot is free again
+                return true;
             }
             if (spinner.get() != null) {
                 // A worker went spinning without seeing the task: take it back and hand it over.
                 if (!a.compareAndSet(slot, work, null)) {
+                    a.set(slot, null);
                     return true;
                 }
                 Worker w = spinner.getAndSet(null);
@@ -137,24 +147,38 @@ final class HandOffEngine extends Engine {
                 if (deadline == 0L) {
                     deadline = now + HANDOFF_SPIN_NANOS;
                 } else if (now - deadline >= 0 || pool.state != WorkerPool.RUNNING) {
-                    return !a.compareAndSet(slot, work, null);
+                    if (a.compareAndSet(slot, work, null)) {
+                        return false;
+                    }
+                    a.set(slot, null);
+                    return true;
                 }
             }
             Thread.onSpinWait();
         }
     }
 
-    /** Takes a pending task for the worker; null if none. */
-    private Object takePending() {
+    /** Takes a pending task for the worker, looking at the slots from a different one each time; null if none. */
+    private Object takePending(Worker w) {
         AtomicReferenceArray<Object> a = pending;
-        for (int k = 0; k < PENDING_SLOTS; k++) {
-            int i = k * STRIDE;
+        int n = slots;
+        int start = w.polls++; // a hand-off worker's own counter (the queue engine's poll count)
+        for (int k = 0; k < n; k++) {
+            int i = ((start + k) & (n - 1)) * STRIDE;
             Object o = a.get(i);
-            if (o != null && a.compareAndSet(i, o, null)) {
+            if (o != null && o != TAKEN && a.compareAndSet(i, o, TAKEN)) {
                 return o;
             }
         }
         return null;
+    }
+
+    /** Test seam: uses only the first {@code n} pending slots (a power of two, at most PENDING_SLOTS); before the pool is used. */
+    void usePendingSlots(int n) {
+        if (n < 1 || n > PENDING_SLOTS || Integer.bitCount(n) != 1) {
+            throw new IllegalArgumentException("pending slots must be a power of two from 1 to " + PENDING_SLOTS + ", but was " + n);
+        }
+        slots = n;
     }
 
     /** Spins up to HANDOFF_SPIN_NANOS for a spinner to appear and claims it; null if none did. */
@@ -187,7 +211,7 @@ final class HandOffEngine extends Engine {
     @Override
     Object awaitWork(Worker w) {
         WorkerPool p = pool;
-        Object o = takePending(); // the pool checked for Waiters (older callers) before this
+        Object o = takePending(w); // the pool checked for Waiters (older callers) before this
         if (o != null) {
             return o;
         }
@@ -323,8 +347,9 @@ final class HandOffEngine extends Engine {
             problems.add("terminated with a spinner " + spinner.get());
         }
         for (int k = 0; k < PENDING_SLOTS; k++) {
-            if (pending.get(k * STRIDE) != null) {
-                problems.add("a task left pending in slot " + k + ": " + pending.get(k * STRIDE));
+            Object o = pending.get(k * STRIDE);
+            if (o != null) {
+                problems.add("pending slot " + k + " not empty: " + (o == TAKEN ? "taken, not yet emptied by its caller" : o));
             }
         }
     }

@@ -51,7 +51,10 @@ final class Worker implements Runnable {
      */
     boolean searching;
 
-    /** Queue mode: the stripe of the pool's queue this worker polls first, and its poll count (written by this worker). */
+    /**
+     * Queue mode: the stripe of the pool's queue this worker polls first, and its poll count;
+     * hand-off mode counts its looks at the pending slots in `polls`. Written by this worker.
+     */
     int home;
     int polls;
     /** Queue mode, bounded: this worker's cell for counting the tasks it takes; set under the pool's lock. */

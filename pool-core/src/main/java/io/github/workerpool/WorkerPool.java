@@ -1383,9 +1383,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Package-private seam for tests: what is wrong with the pool's internal structure, which
-     * must hold once it is quiet (no caller inside, no task running or queued): the idle count
-     * matches the idle structure, no worker searches or spins unseen, no caller waits, and the
-     * bounded queue's counter matches the queue. Empty if all is well.
+     * must hold once it is quiet (no caller inside, not even one spinning with its task in a
+     * hand-off pool's pending slot; no task running or queued): the idle count matches the idle
+     * structure, no worker searches or spins unseen, no caller waits, no pending slot is full,
+     * and the bounded queue's counter matches the queue. Empty if all is well.
      */
     final List<String> quietStructureProblems() {
         List<String> problems = new ArrayList<>();

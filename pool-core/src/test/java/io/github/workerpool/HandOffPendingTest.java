@@ -22,9 +22,9 @@ class HandOffPendingTest {
     private static final int PRODUCERS = 4;
 
     /**
-     * Several callers submit one and the same Runnable: when a worker empties a slot and another
-     * caller leaves the same object there, the first caller may take back the second one's copy.
-     * Every submission still runs once.
+     * Several callers submit one and the same Runnable, more callers than pending slots: every
+     * submission runs once, and no slot is left full. (jcstress PendingSameTaskTest checks that
+     * a caller never takes another's copy of the same object for its own.)
      */
     @Test
     void oneRunnableFromSeveralCallers_runsOncePerSubmission() throws Exception {
