@@ -129,8 +129,7 @@ final class HandOffEngine extends Engine {
             }
             if (spinner.get() != null) {
                 // A worker went spinning without seeing the task: take it back and hand it over.
-                if (!a.compareAndSet(slot, work, null)) {
-                    a.set(slot, null);
+                if (!takeBack(work, slot)) {
                     return true;
                 }
                 Worker w = spinner.getAndSet(null);
@@ -147,15 +146,23 @@ final class HandOffEngine extends Engine {
                 if (deadline == 0L) {
                     deadline = now + HANDOFF_SPIN_NANOS;
                 } else if (now - deadline >= 0 || pool.state != WorkerPool.RUNNING) {
-                    if (a.compareAndSet(slot, work, null)) {
-                        return false;
-                    }
-                    a.set(slot, null);
-                    return true;
+                    return !takeBack(work, slot);
                 }
             }
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * Takes the caller's work back out of its slot: true if the caller has it again, false if a
+     * worker took it first. Either way the slot is empty afterwards.
+     */
+    private boolean takeBack(Object work, int slot) {
+        if (pending.compareAndSet(slot, work, null)) {
+            return true;
+        }
+        pending.set(slot, null); // TAKEN: only its caller empties it
+        return false;
     }
 
     /** Takes a pending task for the worker, looking at the slots from a different one each time; null if none. */

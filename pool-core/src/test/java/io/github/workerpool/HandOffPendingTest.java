@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * the pool stops. Each test drives many hand-offs through them and checks that every submission
  * ran exactly once, or was rejected and never ran.
  */
-class HandOffPendingTest {
+class HandOffPendingTest extends PoolTestSupport {
 
     private static final int PRODUCERS = 4;
 
@@ -34,13 +34,12 @@ class HandOffPendingTest {
         int each = 50_000;
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
-            producers.add(new Thread(() -> {
+            producers.add(start("producer-" + p, () -> {
                 for (int i = 0; i < each; i++) {
                     pool.execute(task);
                 }
-            }, "producer-" + p));
+            }));
         }
-        producers.forEach(Thread::start);
         for (Thread t : producers) {
             t.join(TimeUnit.SECONDS.toMillis(60));
             assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
@@ -68,7 +67,7 @@ class HandOffPendingTest {
             List<Thread> producers = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
                 int base = p * each;
-                producers.add(new Thread(() -> {
+                producers.add(start("producer-" + p, () -> {
                     started.countDown();
                     for (int i = base; i < base + each; i++) {
                         int id = i;
@@ -79,9 +78,8 @@ class HandOffPendingTest {
                             // rejected: must never run
                         }
                     }
-                }, "producer-" + p));
+                }));
             }
-            producers.forEach(Thread::start);
             started.await();
             // Shut down at a different point of the stream each round.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
