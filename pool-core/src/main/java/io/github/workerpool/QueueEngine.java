@@ -23,10 +23,8 @@ final class QueueEngine extends Engine {
      *      contend on one tail. No worker is handed the task:
      *      - A worker that finds the queue empty becomes a *searcher* if fewer than
      *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for the pool's
-     *        spinnerNanos, then yields its CPU for up to spinNanos, looking at the queue after
-     *        each yield (yieldForQueue: a producer that lost its CPU gets it back without
-     *        having to wake anyone), then parks on the idle structure. `searching` counts
-     *        searchers and workers woken to search that are not yet running.
+     *        spinnerNanos, then parks on the idle structure. `searching` counts searchers and
+     *        workers woken to search that are not yet running.
      *      - A producer wakes a worker only if `searching` is 0 (and a worker is idle, or the
      *        pool is below capacity): the CAS 0 -> 1 in wakeSearcher makes it one wake at a
      *        time, and while the woken worker gets its CPU (~30 us) nobody wakes another.
@@ -397,7 +395,7 @@ final class QueueEngine extends Engine {
             }
         }
         if (w.searching) {
-            if (p.spinnerNanos > 0 && (spinForQueue() || yieldForQueue())) {
+            if (p.spinnerNanos > 0 && spinForQueue()) {
                 return Worker.POLL; // still searching: poll gives the count up once it has a task
             }
             // Give the count up before publishing as idle; parkIdle re-checks the queue after: a
@@ -434,28 +432,6 @@ final class QueueEngine extends Engine {
             }
             Thread.onSpinWait();
         }
-    }
-
-    /**
-     * After a spin that found nothing, yields the CPU for up to the pool's spinNanos, looking at
-     * the queue after each yield; false if nothing came. The queue runs dry on a busy machine
-     * mostly because its producer lost its CPU, often to this very searcher. A searcher that
-     * parked then would leave the producer to wake a worker when it is back: an unpark on the
-     * producer's path and ~30 us until that worker runs, which then takes a CPU from the
-     * producer again, and so on. A yielding searcher gives the CPU to whatever waits for it and
-     * stays counted, so the producer wakes nobody (one producer, n = 2: searchers running out
-     * and wakes fell from ~15,000 a second to ~1,000, BENCHMARKS.md "Fourteenth round"). With
-     * nothing else to run, a yield returns at once: a worker going idle costs at most spinNanos.
-     */
-    private boolean yieldForQueue() {
-        long deadline = System.nanoTime() + pool.spinNanos;
-        do {
-            Thread.yield();
-            if (!queue.isEmpty() || pool.needsALook()) {
-                return true;
-            }
-        } while (System.nanoTime() - deadline < 0);
-        return false;
     }
 
     @Override

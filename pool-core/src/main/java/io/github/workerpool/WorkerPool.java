@@ -92,8 +92,6 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      *     engine's idle path, which ends in parkIdle (push on `idle`, park until handed work).
      * Spins are short, so that on a 2-core machine a spinner does not starve, for long, the
      * thread it waits for, and never yield (a yielding thread can lose its CPU for a time slice).
-     * Only a queue pool's searcher yields, after its spin, when nothing waits on it
-     * (QueueEngine.yieldForQueue).
      *
      * Races that must not lose a task, besides the engines':
      *   - shutdown() racing a caller: a caller re-checks the state under `lock` before it waits,
@@ -124,8 +122,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Default spin budget: the spinner (a worker that just went idle) and a caller waiting for a
-     * worker each spin a fifth of it before parking; a queue pool's searcher then yields for up
-     * to the whole of it.
+     * worker each spin a fifth of it before parking.
      */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
