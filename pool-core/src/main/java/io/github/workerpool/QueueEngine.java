@@ -24,10 +24,10 @@ final class QueueEngine extends Engine {
      *      contend on one tail. No worker is handed the task:
      *      - A worker that finds the queue empty becomes a *searcher* if fewer than
      *        maxSearching (CPUs / 4, at least 1) are: it spins on the queue for the pool's
-     *        spinnerNanos, then parks on the idle structure; if a bounded queue was full within
-     *        the last millisecond, it first yields its CPU for up to spinNanos, looking at the
-     *        queue after each yield (yieldForQueue). `searching` counts searchers and workers
-     *        woken to search that are not yet running.
+     *        spinnerNanos, then parks on the idle structure; if its bounded queue was found full
+     *        within the last millisecond, between the spin and the park it yields its CPU for up
+     *        to spinNanos, looking after each yield (yieldForQueue). `searching` counts
+     *        searchers and workers woken to search that are not yet running.
      *      - A producer wakes a worker only if `searching` is 0 (and a worker is idle, or the
      *        pool is below capacity): the CAS 0 -> 1 in wakeSearcher makes it one wake at a
      *        time, and while the woken worker gets its CPU (~30 us) nobody wakes another.
@@ -99,7 +99,7 @@ final class QueueEngine extends Engine {
      * pays a delay.
      */
 
-    /** How long after a producer found the queue full a searcher whose spin ran out yields before it parks. */
+    /** How recently the bounded queue must have been found full for a searcher whose spin ran out to yield before it parks. */
     static final long FULL_RECENT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final TaskQueue queue;
@@ -112,7 +112,7 @@ final class QueueEngine extends Engine {
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
     private final AtomicInteger searching = new AtomicInteger();
-    private volatile long fullAt = System.nanoTime() - (1L << 62);  // bounded: when a producer last found it full
+    private volatile long fullAt = System.nanoTime() - (1L << 62);  // bounded: when a slot was last refused (reserveSlot)
     private final int maxSearching;
 
     QueueEngine(WorkerPool pool, int capacity, boolean unbounded) {
@@ -443,9 +443,10 @@ final class QueueEngine extends Engine {
     }
 
     /**
-     * Whether a producer found this bounded queue full within the last FULL_RECENT_NANOS: the
-     * producers outrun the workers, so a queue that runs dry now ran dry because a producer lost
-     * its CPU (or is waking from its wait for room), not for want of work.
+     * Whether this bounded queue refused a slot within the last FULL_RECENT_NANOS (to a producer,
+     * or to a worker letting waiting callers in): the producers outrun the workers, so a queue
+     * that runs dry now most likely ran dry because a producer lost its CPU (or is waking from
+     * its wait for room), not for want of work.
      */
     private boolean fullJustNow() {
         return !unbounded && System.nanoTime() - fullAt < FULL_RECENT_NANOS;
@@ -453,16 +454,14 @@ final class QueueEngine extends Engine {
 
     /**
      * After a spin that found nothing while the queue was full just now (fullJustNow), yields the
-     * CPU for up to the pool's spinNanos, looking at the queue after each yield; false if nothing
-     * came. A searcher that parked then would leave the producer to wake a worker once it is back
-     * on a CPU: an unpark on the producer's path and ~30 us until that worker runs, which then
-     * takes a CPU from the producer, whose queue runs dry again, and so on. A yielding searcher
-     * gives its CPU to whatever waits for one, the producer included, and stays counted, so the
-     * producer wakes nobody (BENCHMARKS.md, "Fourteenth round": queues of 100 and 1,000
-     * 1.1-1.6x as fast). Only then: a searcher that yields whenever its spin runs out holds up
-     * the next task by a time slice when the thread it yielded to keeps the CPU, and with one
-     * producer feeding an unbounded queue it gained nothing (submit-to-start p99.9 at 50% load
-     * rose from 0.2-0.5 to 0.7-1.0 ms).
+     * CPU for up to the pool's spinNanos; true as soon as the queue has work or the pool needs a
+     * look (as the spin), false if the time ran out. A searcher that parked then would leave the
+     * returning producer to wake a worker (an unpark, ~30 us until it runs), which then takes a
+     * CPU from the producer, whose queue runs dry again. A yielding searcher gives its CPU to
+     * whatever waits for one, the producer included, and keeps its searching count, so the
+     * producer wakes nobody. Only then: yielding whenever the spin ran out held the next task
+     * up by a time slice when the thread yielded to kept the CPU (BENCHMARKS.md, "Fourteenth
+     * round", for the figures and the variants not kept).
      */
     private boolean yieldForQueue() {
         long deadline = System.nanoTime() + pool.spinNanos;

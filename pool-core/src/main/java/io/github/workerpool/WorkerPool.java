@@ -91,9 +91,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      *   - the worker loop (runWorker/nextTask): a queued task, else a waiting caller's, else the
      *     engine's idle path, which ends in parkIdle (push on `idle`, park until handed work).
      * Spins are short, so that on a 2-core machine a spinner does not starve, for long, the
-     * thread it waits for, and never yield (a yielding thread can lose its CPU for a time slice).
-     * Only a queue pool's searcher yields, after its spin, while its bounded queue was full just
-     * now (QueueEngine.yieldForQueue).
+     * thread it waits for, and never yield (a yielding thread can lose its CPU for a time slice),
+     * except a queue pool's searcher after its spin, while its bounded queue was just full
+     * (QueueEngine.yieldForQueue).
      *
      * Races that must not lose a task, besides the engines':
      *   - shutdown() racing a caller: a caller re-checks the state under `lock` before it waits,
@@ -124,8 +124,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Default spin budget: the spinner (a worker that just went idle) and a caller waiting for a
-     * worker each spin a fifth of it before parking (a queue pool's searcher may then yield for
-     * up to the whole of it).
+     * worker each spin a fifth of it before parking (a queue pool's searcher, while its bounded
+     * queue was just full, then yields for up to the whole of it).
      */
     static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
