@@ -40,10 +40,7 @@ class HandOffPendingTest extends PoolTestSupport {
                 }
             }));
         }
-        for (Thread t : producers) {
-            t.join(TimeUnit.SECONDS.toMillis(60));
-            assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-        }
+        joinAll(producers, 60);
         pool.shutdown();
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         assertThat(ran.get()).isEqualTo((long) PRODUCERS * each);
@@ -87,10 +84,7 @@ class HandOffPendingTest extends PoolTestSupport {
                 Thread.onSpinWait();
             }
             pool.shutdown();
-            for (Thread t : producers) {
-                t.join(TimeUnit.SECONDS.toMillis(60));
-                assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-            }
+            joinAll(producers, 60);
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             for (int id = 0; id < PRODUCERS * each; id++) {
                 assertThat(ran.get(id)).as("task %d (accepted: %d) ran", id, accepted.get(id)).isEqualTo(accepted.get(id));

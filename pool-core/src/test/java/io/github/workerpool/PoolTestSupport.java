@@ -98,6 +98,14 @@ abstract class PoolTestSupport {
         }
     }
 
+    /** Joins each thread, waiting up to {@code seconds} for each, and asserts that it finished. */
+    static void joinAll(List<Thread> threads, long seconds) throws InterruptedException {
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(seconds));
+            assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
+        }
+    }
+
     /** Starts a thread that runs the action; the test joins it. */
     static Thread start(String name, Runnable action) {
         Thread t = new Thread(action, name);

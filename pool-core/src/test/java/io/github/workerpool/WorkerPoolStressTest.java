@@ -101,10 +101,7 @@ class WorkerPoolStressTest extends PoolTestSupport {
                 }
             }));
         }
-        for (Thread t : producers) {
-            t.join(TimeUnit.SECONDS.toMillis(60));
-            assertThat(t.isAlive()).as("producer finished").isFalse();
-        }
+        joinAll(producers, 60);
         producing.set(false);
         chaos.join(10_000);
         assertThat(chaosFailure.get()).as("the storm's own checks").isNull();

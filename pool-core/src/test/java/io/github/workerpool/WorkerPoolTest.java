@@ -720,10 +720,7 @@ class WorkerPoolTest extends PoolTestSupport {
                 open(go); // later threads start while earlier ones run or have ended
             }
         }
-        for (Thread p : producers) {
-            p.join(TimeUnit.SECONDS.toMillis(30));
-            assertThat(p.isAlive()).isFalse();
-        }
+        joinAll(producers, 30);
         // A second wave after the first ended: its threads reclaim the ended threads' cells.
         Thread late = new Thread(() -> {
             for (int i = 0; i < each; i++) {
