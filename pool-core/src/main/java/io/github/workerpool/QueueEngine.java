@@ -112,7 +112,6 @@ final class QueueEngine extends Engine {
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
     private final AtomicInteger searching = new AtomicInteger();
-    private volatile long fullAt = System.nanoTime() - (1L << 62);  // bounded: when a slot was last refused (reserveSlot)
     private final int maxSearching;
 
     QueueEngine(WorkerPool pool, int capacity, boolean unbounded) {
@@ -232,7 +231,7 @@ final class QueueEngine extends Engine {
                     s.takenSeen = t; // a racing older sum may still win: that only errs towards full
                 }
                 if (a - t >= capacity) {
-                    fullAt = System.nanoTime();
+                    s.markFull();
                     return false;
                 }
             }
@@ -448,8 +447,8 @@ final class QueueEngine extends Engine {
      * that runs dry now most likely ran dry because a producer lost its CPU (or is waking from
      * its wait for room), not for want of work.
      */
-    private boolean fullJustNow() {
-        return !unbounded && System.nanoTime() - fullAt < FULL_RECENT_NANOS;
+    boolean fullJustNow() {
+        return !unbounded && System.nanoTime() - slots.fullAt < FULL_RECENT_NANOS;
     }
 
     /**
@@ -461,7 +460,9 @@ final class QueueEngine extends Engine {
      * whatever waits for one, the producer included, and keeps its searching count, so the
      * producer wakes nobody. Only then: yielding whenever the spin ran out held the next task
      * up by a time slice when the thread yielded to kept the CPU (BENCHMARKS.md, "Fourteenth
-     * round", for the figures and the variants not kept).
+     * round", for the figures and the variants not kept). With a CPU to spare the yield returns
+     * at once, but as a system call: about 0.6 us here, so this loop looks at the queue less
+     * often than the spin does (every 8 onSpinWait, about 0.2 us), and needs no pause of its own.
      */
     private boolean yieldForQueue() {
         long deadline = System.nanoTime() + pool.spinNanos;
@@ -638,6 +639,9 @@ final class QueueEngine extends Engine {
      * A bounded queue's producer-side counts, on cache lines of their own: they are written per
      * task by the producers, and an {@code AtomicLong} allocated next to {@code taken} (whose
      * fields every worker reads per task) would move that line between the cores twice a task.
+     * The full mark sits on a further line of its own: written by whoever is refused a slot, read
+     * by a searcher whose spin ran out, neither of which should pull the counts' line or the
+     * engine's fields (read by both sides per task) from the other cores.
      */
     abstract static class SlotsPadBefore {
         long p01, p02, p03, p04, p05, p06, p07, p08;
@@ -649,9 +653,20 @@ final class QueueEngine extends Engine {
         volatile long admittedCounted; // slots taken for tasks the pool had counted (waiting callers'); before `admitted`
     }
 
-    static final class Slots extends SlotsFields {
+    abstract static class SlotsPadMiddle extends SlotsFields {
+        long m01, m02, m03, m04, m05, m06, m07, m08;
+    }
+
+    abstract static class SlotsFullMark extends SlotsPadMiddle {
+        volatile long fullAt = System.nanoTime() - (1L << 62); // when a slot was last refused, give or take FULL_MARK_EVERY
+    }
+
+    static final class Slots extends SlotsFullMark {
         static final VarHandle ADMITTED;
         static final VarHandle ADMITTED_COUNTED;
+
+        /** How stale the full mark may get before a refusal writes it again: writes stay rare however many are refused. */
+        static final long FULL_MARK_EVERY = FULL_RECENT_NANOS / 8;
 
         static {
             try {
@@ -663,6 +678,19 @@ final class QueueEngine extends Engine {
         }
 
         long q01, q02, q03, q04, q05, q06, q07, q08;
+
+        /** Notes that a slot was refused just now (see fullJustNow). */
+        void markFull() {
+            long now = System.nanoTime();
+            if (now - fullAt >= FULL_MARK_EVERY) {
+                fullAt = now;
+            }
+        }
+    }
+
+    /** The producers' side of a bounded queue (null if unbounded), for tests. */
+    Slots slotsForTest() {
+        return slots;
     }
 
     /** The queue, for tests. */
