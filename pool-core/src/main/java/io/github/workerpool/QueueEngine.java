@@ -445,7 +445,8 @@ final class QueueEngine extends Engine {
      * Whether this bounded queue refused a slot within the last FULL_RECENT_NANOS (to a producer,
      * or to a worker letting waiting callers in): the producers outrun the workers, so a queue
      * that runs dry now most likely ran dry because a producer lost its CPU (or is waking from
-     * its wait for room), not for want of work.
+     * its wait for room), not for want of work. The mark may lag the last refusal by up to
+     * FULL_MARK_EVERY, so a refusal 875 us to 1 ms ago may already read as not just now.
      */
     boolean fullJustNow() {
         return !unbounded && System.nanoTime() - slots.fullAt < FULL_RECENT_NANOS;
@@ -461,8 +462,9 @@ final class QueueEngine extends Engine {
      * producer wakes nobody. Only then: yielding whenever the spin ran out held the next task
      * up by a time slice when the thread yielded to kept the CPU (BENCHMARKS.md, "Fourteenth
      * round", for the figures and the variants not kept). With a CPU to spare the yield returns
-     * at once, but as a system call: about 0.6 us here, so this loop looks at the queue less
-     * often than the spin does (every 8 onSpinWait, about 0.2 us), and needs no pause of its own.
+     * at once, but as a system call (about 0.6 us on the VM of BENCHMARKS.md), so this loop looks
+     * at the queue less often than the spin does (every 8 onSpinWait, about 0.2 us there), and
+     * needs no pause of its own.
      */
     private boolean yieldForQueue() {
         long deadline = System.nanoTime() + pool.spinNanos;
@@ -658,7 +660,7 @@ final class QueueEngine extends Engine {
     }
 
     abstract static class SlotsFullMark extends SlotsPadMiddle {
-        volatile long fullAt = System.nanoTime() - (1L << 62); // when a slot was last refused, give or take FULL_MARK_EVERY
+        volatile long fullAt = System.nanoTime() - (1L << 62); // when a slot was last refused, or up to FULL_MARK_EVERY before
     }
 
     static final class Slots extends SlotsFullMark {

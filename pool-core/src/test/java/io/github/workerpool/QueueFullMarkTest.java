@@ -75,7 +75,9 @@ class QueueFullMarkTest {
     void anUnboundedQueueIsNeverFull() {
         WorkerPool pool = WorkerPool.builder().name("full-mark-unbounded").capacity(1).queueCapacity(Integer.MAX_VALUE).build();
         try {
-            assertThat(((QueueEngine) pool.engine()).fullJustNow()).isFalse();
+            QueueEngine engine = (QueueEngine) pool.engine();
+            assertThat(engine.slotsForTest()).as("no producer side, so no mark to write").isNull();
+            assertThat(engine.fullJustNow()).isFalse();
         } finally {
             pool.shutdown();
         }
@@ -94,5 +96,19 @@ class QueueFullMarkTest {
                     .as("mark moved from %d to %d at refusal %d", last, now, i + 2).isTrue();
             last = now;
         }
+    }
+
+    @Test
+    void aRefusalRewritesTheMarkOnceItIsAnIntervalOld() {
+        QueueEngine.Slots slots = new QueueEngine.Slots();
+        slots.markFull();
+        long first = slots.fullAt;
+        // Waits on the clock itself, not on a sleep: the mark is then FULL_MARK_EVERY old for sure.
+        while (System.nanoTime() - first < QueueEngine.Slots.FULL_MARK_EVERY) {
+            Thread.onSpinWait();
+        }
+        slots.markFull();
+        assertThat(slots.fullAt - first).as("rewritten by a refusal once the mark is an interval old")
+                .isGreaterThanOrEqualTo(QueueEngine.Slots.FULL_MARK_EVERY);
     }
 }
