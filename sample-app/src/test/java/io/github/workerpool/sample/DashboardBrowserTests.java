@@ -6,13 +6,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -29,25 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Skipped when Chromium is not installed, unless {@code -Dsample.requireBrowser=true};
  * {@code .ci/run} installs it.
  */
-class DashboardBrowserTests extends SampleAppTestSupport {
+class DashboardBrowserTests extends BrowserTestSupport {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
-    private HeadlessChromium chromium;
-
-    private ChromeDriver browser;
-
-    @BeforeEach
-    void openBrowser() throws Exception {
-        this.chromium = HeadlessChromium.open(1400, 1900);
-        this.browser = this.chromium.driver();
-    }
-
-    @AfterEach
-    void closeBrowser() {
-        if (this.chromium != null) {
-            this.chromium.close();
-        }
+    DashboardBrowserTests() {
+        super(1400, 1900);
     }
 
     @Test

@@ -2,11 +2,8 @@ package io.github.workerpool.sample;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,23 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * not installed, unless {@code -Dsample.requireBrowser=true}. Leaves a screenshot at
  * {@code target/overload.png}.
  */
-class OverloadButtonBrowserTests extends SampleAppTestSupport {
+class OverloadButtonBrowserTests extends BrowserTestSupport {
 
-    private HeadlessChromium chromium;
-
-    private ChromeDriver browser;
-
-    @BeforeEach
-    void openBrowser() throws Exception {
-        this.chromium = HeadlessChromium.open(1400, 1600);
-        this.browser = this.chromium.driver();
-    }
-
-    @AfterEach
-    void closeBrowser() {
-        if (this.chromium != null) {
-            this.chromium.close();
-        }
+    OverloadButtonBrowserTests() {
+        super(1400, 1600);
     }
 
     @Test
