@@ -25,7 +25,8 @@
 #   ants-virtual.json The virtual-worker cases, one JVM per run, in alternating rounds (round 1: each case once, then
 #                     round 2, ...) so that the machine's drift hits all alike: WorkerPool with virtual workers and a
 #                     queue, the TPE with its semantics (10,000 virtual threads, unbounded queue), virtual threads +
-#                     Semaphore, and the no-pool floor (10,000 virtual threads looping; taking from a full array).
+#                     Semaphore, and the no-pool floor (10,000 virtual threads looping; taking from a full array;
+#                     taking from a queue the benchmark thread fills meanwhile, the queue mode's shape).
 #                     Single shots of 1.5 s move 10% from run to run, so one or two runs cannot tell 5% apart.
 #   ants-warm.json    The virtual-thread ants cases again after two warm-up runs in the same JVM: the single-shot
 #                     figures include the JIT compiling each one's code.
@@ -134,7 +135,7 @@ def ants_label(r):
     p = r["params"]
     if "peer" in p:
         return p["peer"] if int(p["capacity"]) == 10000 else f"{p['peer']} x {int(p['capacity']):,}"
-    what = "looping" if p.get("backlog", "none") == "none" else f"taking from a full {p['backlog']}"
+    what = {"none": "looping", "queue": "fed through a queue meanwhile"}.get(p.get("backlog", "none"), f"taking from a full {p.get('backlog')}")
     return f"no pool, {p['threads']} threads x {int(p['capacity']):,}, {what}"
 ants = load("ants.json") + load("ants-floor.json")
 if ants:

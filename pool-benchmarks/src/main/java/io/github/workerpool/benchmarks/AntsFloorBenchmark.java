@@ -1,10 +1,13 @@
 package io.github.workerpool.benchmarks;
 
 import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -30,6 +33,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * in turn through an atomic cursor: the backlog a queue holds, in the least memory any queue
  * could hold it (4 bytes a task, nothing allocated per task, no lock), so what an executor that
  * queues the backlog, as WorkerPool's queue mode does, cannot go below.
+ *
+ * <p>With {@code backlog=queue} the threads start first and the benchmark thread then offers
+ * every task to one {@link ConcurrentLinkedQueue} while they take from it, as it submits to a
+ * pool in {@link AntsBenchmark}; a thread that finds the queue empty naps 50 us and looks again,
+ * and returns once the benchmark thread is done and the queue is empty. That is the shape of a
+ * queue-mode pool (long-lived threads fed through a queue by a producer that runs at the same
+ * time) with nothing of a pool in it: no idle list, no wake-up, no counters, no bookkeeping.
  * Measured the same way as {@link AntsBenchmark}:
  * one run per fork, wall time, {@code -prof io.github.workerpool.benchmarks.PeakRssProfiler} for
  * peak RSS.
@@ -46,8 +56,11 @@ public class AntsFloorBenchmark {
     @Param({"platform", "virtual"})
     public String threads;
 
-    /** {@code none}: each thread sleeps its share; {@code array}: the threads take the tasks from a full array. */
-    @Param({"none", "array"})
+    /**
+     * {@code none}: each thread sleeps its share; {@code array}: the threads take the tasks from a
+     * full array; {@code queue}: the threads take them from a queue the benchmark thread fills meanwhile.
+     */
+    @Param({"none", "array", "queue"})
     public String backlog;
 
     @Param({"1000000"})
@@ -64,7 +77,10 @@ public class AntsFloorBenchmark {
         PeakRssProfiler.print("no-pool " + threads + ", backlog " + backlog);
     }
 
-    /** Starts {@code capacity} threads that sleep {@code tasks / capacity} times each, or take sleeps from the array; waits for all. */
+    /**
+     * Starts {@code capacity} threads that sleep {@code tasks / capacity} times each, or take
+     * sleeps from the array or the queue (then fed); waits for all.
+     */
     @Benchmark
     public void run() throws Exception {
         if (tasks % capacity != 0) {
@@ -80,6 +96,7 @@ public class AntsFloorBenchmark {
         };
         CountDownLatch done = new CountDownLatch(capacity);
         Runnable loop;
+        Runnable feed = () -> { };
         if ("none".equals(backlog)) {
             int each = tasks / capacity;
             loop = () -> {
@@ -104,20 +121,47 @@ public class AntsFloorBenchmark {
                     done.countDown();
                 }
             };
+        } else if ("queue".equals(backlog)) {
+            ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
+            AtomicBoolean fed = new AtomicBoolean();
+            loop = () -> {
+                try {
+                    for (;;) {
+                        Runnable t = queued.poll();
+                        if (t != null) {
+                            t.run();
+                        } else if (fed.get() && queued.isEmpty()) {
+                            return; // every task was offered before fed was set
+                        } else {
+                            LockSupport.parkNanos(50_000);
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            };
+            feed = () -> {
+                for (int i = 0; i < tasks; i++) {
+                    queued.offer(sleepOnce);
+                }
+                fed.set(true);
+            };
         } else {
-            throw new IllegalArgumentException("backlog must be none or array, not '" + backlog + "'");
+            throw new IllegalArgumentException("backlog must be none, array or queue, not '" + backlog + "'");
         }
         if ("virtual".equals(threads)) {
             ExecutorService vt = Peer.newVirtualThreadPerTaskExecutor();
             for (int i = 0; i < capacity; i++) {
                 vt.execute(loop);
             }
+            feed.run();
             done.await();
             vt.shutdown();
         } else if ("platform".equals(threads)) {
             for (int i = 0; i < capacity; i++) {
                 new Thread(loop, "floor-" + i).start();
             }
+            feed.run();
             done.await();
         } else {
             throw new IllegalArgumentException("threads must be platform or virtual, not '" + threads + "'");
