@@ -77,9 +77,13 @@ final class AdaptiveSupport {
 
         Attached(Pool pool, PoolSettings.AdaptiveSettings settings) {
             this.settings = settings;
-            this.adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.of(settings.algorithm()))
+            AdaptiveCapacity.Builder builder = AdaptiveCapacity.builder().algorithm(Algorithm.of(settings.algorithm()))
                 .minCapacity(settings.minCapacity()).maxCapacity(settings.maxCapacity())
-                .enabled(settings.enabled()).attach(pool);
+                .enabled(settings.enabled());
+            if (!settings.dropOn().isEmpty()) {
+                builder.dropOn(settings::isDrop);
+            }
+            this.adaptive = builder.attach(pool);
         }
 
         @Override

@@ -1,14 +1,18 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * The options of one configured pool after inheritance from {@code pools.defaults}, each with the
@@ -34,6 +38,8 @@ final class PoolSettings {
         fixes.put("adaptive.min-capacity", "set it to a number >= 1");
         fixes.put("adaptive.max-capacity", "set it to a number >= 1 and >= adaptive.min-capacity");
         fixes.put("adaptive.algorithm", "set it to gradient2, aimd or vegas");
+        fixes.put("adaptive.drop-on", "list exception classes by their full names, such as "
+                + "java.util.concurrent.TimeoutException");
         FIXES = Collections.unmodifiableMap(fixes);
     }
 
@@ -121,6 +127,13 @@ final class PoolSettings {
                         "adaptive capacity changes the capacity, but " + preAllocSource + " is true, which fixes it",
                         "Set " + preAllocSource + " to false, or set " + adaptive.enabledProperty() + " to false.");
             }
+            if (!adaptive.dropOn().isEmpty() && adaptive.algorithm().equals("gradient2")) {
+                String dropOn = source(ADAPTIVE + "drop-on", (p) -> p.getAdaptive().getDropOn());
+                throw new PoolConfigurationException(adaptive.algorithmProperty(), "gradient2",
+                        "gradient2 follows the run time alone and never backs off on a failure, so " + dropOn
+                                + " would change nothing",
+                        "Set " + adaptive.algorithmProperty() + " to aimd or vegas, or remove " + dropOn + ".");
+            }
             if (adaptive.algorithm().equals("aimd") && value(PoolsProperties.Pool::getRunTimeout) == null) {
                 String runTimeout = property("run-timeout");
                 throw new PoolConfigurationException(adaptive.algorithmProperty(), "aimd",
@@ -170,11 +183,44 @@ final class PoolSettings {
                     "Update " + algorithmProperty + ": " + FIXES.get(ADAPTIVE + "algorithm") + ".");
         }
         return new AdaptiveSettings(Boolean.TRUE.equals(enabled), least,
-                (max != null) ? max : Math.max(DEFAULT_ADAPTIVE_MAX, least), name, enabledProperty, algorithmProperty);
+                (max != null) ? max : Math.max(DEFAULT_ADAPTIVE_MAX, least), name, dropOn(), enabledProperty,
+                algorithmProperty);
+    }
+
+    /**
+     * The exception classes of adaptive.drop-on, loaded.
+     * @throws PoolConfigurationException naming the property if an entry is not an exception class
+     */
+    private List<Class<? extends Throwable>> dropOn() {
+        List<String> names = value((p) -> p.getAdaptive().getDropOn());
+        if (names == null) {
+            return List.of();
+        }
+        String property = source(ADAPTIVE + "drop-on", (p) -> p.getAdaptive().getDropOn());
+        List<Class<? extends Throwable>> classes = new ArrayList<>();
+        for (String entry : names) {
+            String className = (entry != null) ? entry.trim() : "";
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(className,
+                        ClassUtils.getDefaultClassLoader());
+            }
+            catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
+                throw new PoolConfigurationException(property, entry,
+                        className.isEmpty() ? "an entry is empty" : "there is no class named '" + className + "'",
+                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new PoolConfigurationException(property, entry, type.getName() + " is not an exception class",
+                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+            }
+            classes.add(type.asSubclass(Throwable.class));
+        }
+        return List.copyOf(classes);
     }
 
     /** The adaptive algorithms, by their property values. */
-    static final java.util.List<String> ALGORITHMS = java.util.List.of("gradient2", "aimd", "vegas");
+    static final List<String> ALGORITHMS = List.of("gradient2", "aimd", "vegas");
 
     /**
      * A pool's adaptive capacity options, after inheritance and defaults.
@@ -182,17 +228,36 @@ final class PoolSettings {
      * @param minCapacity least capacity
      * @param maxCapacity most capacity
      * @param algorithm gradient2, aimd or vegas
+     * @param dropOn the failures that mean overload: a task failure matches if it, or an exception
+     *        in its chain of causes, is an instance of one
      * @param enabledProperty the property enabled came from, for messages
      * @param algorithmProperty the property the algorithm came from, for messages
      */
     record AdaptiveSettings(boolean enabled, int minCapacity, int maxCapacity, String algorithm,
-            String enabledProperty, String algorithmProperty) {
+            List<Class<? extends Throwable>> dropOn, String enabledProperty, String algorithmProperty) {
 
         /** Whether these differ from another's in anything but {@code enabled}. */
         boolean sameBounds(AdaptiveSettings other) {
             return this.minCapacity == other.minCapacity && this.maxCapacity == other.maxCapacity
-                    && this.algorithm.equals(other.algorithm);
+                    && this.algorithm.equals(other.algorithm) && this.dropOn.equals(other.dropOn);
         }
+
+        /** Whether the failure, or one of its causes, is of a class in {@link #dropOn}. */
+        boolean isDrop(Throwable failure) {
+            // A cycle of causes cannot loop: a chain is followed at most this far.
+            int depth = 0;
+            for (Throwable t = failure; t != null && depth < MAX_CAUSES; t = t.getCause(), depth++) {
+                for (Class<? extends Throwable> type : this.dropOn) {
+                    if (type.isInstance(t)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        /** How far isDrop follows a chain of causes. */
+        static final int MAX_CAUSES = 32;
     }
 
     /**
@@ -249,7 +314,7 @@ final class PoolSettings {
      * @return the new options; {@code current} itself if nothing live changes
      * @throws PoolConfigurationException naming the property if a value is invalid
      */
-    PoolConfig liveConfig(PoolConfig current, java.util.List<String> restartOnly) {
+    PoolConfig liveConfig(PoolConfig current, List<String> restartOnly) {
         return liveConfig(current, restartOnly, false);
     }
 
@@ -258,7 +323,7 @@ final class PoolSettings {
      * capacity is left as it is (adaptive sizing owns it; the configured capacity is handed to it
      * apart, see {@link #capacity()}).
      */
-    PoolConfig liveConfig(PoolConfig current, java.util.List<String> restartOnly, boolean adaptiveCapacity) {
+    PoolConfig liveConfig(PoolConfig current, List<String> restartOnly, boolean adaptiveCapacity) {
         PoolConfig next = current;
         for (PoolOption option : PoolOption.values()) {
             Object value = value(option::get);

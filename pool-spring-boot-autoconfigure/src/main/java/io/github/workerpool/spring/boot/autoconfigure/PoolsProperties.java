@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -293,6 +294,14 @@ public class PoolsProperties {
          */
         private String algorithm;
 
+        /**
+         * Failures that mean the backend is overloaded, by exception class name (such as
+         * java.util.concurrent.TimeoutException): a task that fails with one of them, or with an
+         * exception caused by one, makes aimd and vegas back off as a run time over run-timeout does.
+         * Default none.
+         */
+        private List<String> dropOn;
+
         /** Returns whether adaptive sizing is on, or null to inherit. */
         public Boolean getEnabled() {
             return this.enabled;
@@ -331,6 +340,16 @@ public class PoolsProperties {
         /** Sets the algorithm. */
         public void setAlgorithm(String algorithm) {
             this.algorithm = algorithm;
+        }
+
+        /** Returns the exception classes that mean overload, or null to inherit. */
+        public List<String> getDropOn() {
+            return this.dropOn;
+        }
+
+        /** Sets the exception classes that mean overload. */
+        public void setDropOn(List<String> dropOn) {
+            this.dropOn = dropOn;
         }
 
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.workerpool.PoolConfig;
 import org.apache.commons.logging.Log;
@@ -161,8 +162,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     }
 
     private static String describe(boolean enabled, PoolSettings.AdaptiveSettings settings) {
+        String dropOn = settings.dropOn().isEmpty() ? ""
+                : settings.dropOn().stream().map(Class::getName).collect(Collectors.joining(", ", ", drop-on ", ""));
         return (enabled ? "on" : "off") + " (" + settings.algorithm() + " [" + settings.minCapacity() + ", "
-                + settings.maxCapacity() + "])";
+                + settings.maxCapacity() + "]" + dropOn + ")";
     }
 
     private static String changes(PoolConfig before, PoolConfig after) {

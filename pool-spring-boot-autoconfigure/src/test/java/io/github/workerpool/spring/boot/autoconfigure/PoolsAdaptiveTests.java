@@ -1,7 +1,12 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 
 import io.github.workerpool.adaptive.AdaptiveCapacity;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -111,6 +116,78 @@ class PoolsAdaptiveTests {
                 "set it to a number >= 1");
         fails("pools.instances.db.adaptive.max-capacity=lots", "pools.instances.db.adaptive.max-capacity", "lots",
                 "adaptive.min-capacity");
+    }
+
+    @Test
+    void badDropOnFailsStartupNamingPropertyValueAndFix() {
+        fails("pools.instances.db.adaptive.drop-on=java.util.concurrent.NoSuchTimeoutException",
+                "pools.instances.db.adaptive.drop-on", "java.util.concurrent.NoSuchTimeoutException",
+                "list exception classes by their full names");
+        fails("pools.defaults.adaptive.drop-on=java.lang.String", "pools.defaults.adaptive.drop-on",
+                "java.lang.String is not an exception class", "list exception classes by their full names");
+        fails("pools.instances.db.adaptive.drop-on=java.util.concurrent.TimeoutException, ",
+                "pools.instances.db.adaptive.drop-on", "an entry is empty", "list exception classes");
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.enabled=true",
+                "pools.instances.mail.adaptive.drop-on=java.util.concurrent.TimeoutException").run((context) -> {
+                    var analysis = PoolsAutoConfigurationTests.analyze(context);
+                    assertThat(analysis.getDescription()).contains("pools.instances.mail.adaptive.algorithm")
+                        .contains("gradient2")
+                        .contains("never backs off on a failure");
+                    assertThat(analysis.getAction()).contains("to aimd or vegas, or remove "
+                            + "pools.instances.mail.adaptive.drop-on");
+                });
+    }
+
+    @Test
+    void dropOnFailuresMakeAimdBackOff_andOtherFailuresDoNot() {
+        // Two pools alike but for drop-on; run-timeout far above the tasks' run time, so that the
+        // failures are the only overload signal either could see.
+        List<String> properties = new ArrayList<>();
+        for (String pool : List.of("backend", "other")) {
+            properties.addAll(List.of("pools.instances." + pool + ".capacity=32",
+                    "pools.instances." + pool + ".run-timeout=30s", "pools.instances." + pool + ".adaptive.enabled=true",
+                    "pools.instances." + pool + ".adaptive.algorithm=aimd",
+                    "pools.instances." + pool + ".adaptive.max-capacity=64"));
+        }
+        properties.add("pools.instances.backend.adaptive.drop-on=java.util.concurrent.TimeoutException");
+        this.runner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
+                    SpringPool backend = context.getBean("backend", SpringPool.class);
+                    SpringPool other = context.getBean("other", SpringPool.class);
+                    assertThat(backend.adaptive().settings().dropOn()).containsExactly(TimeoutException.class);
+                    assertThat(other.adaptive().settings().dropOn()).isEmpty();
+                    assertThat(backend.adaptive().limit()).isEqualTo(32);
+                    // A timeout from the backend, wrapped as client libraries do: matched through its cause.
+                    await().atMost(Duration.ofSeconds(20)).until(() -> {
+                        failBatch(backend, other);
+                        return backend.adaptive().limit() < 32;
+                    });
+                    assertThat(other.adaptive().limit()).as("the same failures, not declared as overload")
+                        .isGreaterThanOrEqualTo(32);
+                });
+    }
+
+    /**
+     * Runs 50 tasks on each pool that wait 1 ms for a backend, then fail with a wrapped
+     * TimeoutException, and waits for them. (The limiter ignores tasks shorter than 100 us.)
+     */
+    private static void failBatch(SpringPool... pools) throws InterruptedException {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            for (SpringPool pool : pools) {
+                futures.add(pool.submit(() -> {
+                    Thread.sleep(1);
+                    throw new IllegalStateException("backend call failed", new TimeoutException("backend"));
+                }));
+            }
+        }
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            }
+            catch (ExecutionException expected) {
+                // each task fails by design
+            }
+        }
     }
 
     private void fails(String property, String name, String value, String fix) {
@@ -267,6 +344,11 @@ class PoolsAdaptiveTests {
                 .contains("Pool 'mail' refreshed from pools.*: adaptive off (gradient2 [1, 200]) -> on");
             refresh(context, Map.of("pools.instances.mail.adaptive.algorithm", "aimd"));
             assertThat(output).contains("Pool 'mail' not refreshed").contains("run-timeout");
+            refresh(context, Map.of("pools.instances.db.adaptive.drop-on", "java.util.concurrent.TimeoutException",
+                    "pools.instances.db.adaptive.enabled", "true"));
+            assertThat(db.adaptive().settings().dropOn()).containsExactly(TimeoutException.class);
+            assertThat(output).contains("adaptive off (vegas [2, 16]) -> on (vegas [2, 16], drop-on "
+                    + "java.util.concurrent.TimeoutException)");
         });
     }
 
