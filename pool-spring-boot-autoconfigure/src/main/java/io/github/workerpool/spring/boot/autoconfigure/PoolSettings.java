@@ -6,8 +6,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
@@ -52,10 +54,14 @@ final class PoolSettings {
 
     private final PoolsProperties.Pool defaults;
 
-    PoolSettings(String name, PoolsProperties.Pool instance, PoolsProperties.Pool defaults) {
+    /** Loads the classes of adaptive.drop-on: the application's (the bean class loader). */
+    private final ClassLoader classLoader;
+
+    PoolSettings(String name, PoolsProperties.Pool instance, PoolsProperties.Pool defaults, ClassLoader classLoader) {
         this.name = name;
         this.instance = (instance != null) ? instance : new PoolsProperties.Pool();
         this.defaults = defaults;
+        this.classLoader = (classLoader != null) ? classLoader : ClassUtils.getDefaultClassLoader();
     }
 
     String name() {
@@ -129,10 +135,14 @@ final class PoolSettings {
             }
             if (!adaptive.dropOn().isEmpty() && adaptive.algorithm().equals("gradient2")) {
                 String dropOn = source(ADAPTIVE + "drop-on", (p) -> p.getAdaptive().getDropOn());
-                throw new PoolConfigurationException(adaptive.algorithmProperty(), "gradient2",
-                        "gradient2 follows the run time alone and never backs off on a failure, so " + dropOn
-                                + " would change nothing",
-                        "Set " + adaptive.algorithmProperty() + " to aimd or vegas, or remove " + dropOn + ".");
+                String remove = dropOn.equals(property(ADAPTIVE + "drop-on")) ? "remove " + dropOn
+                        : "set " + property(ADAPTIVE + "drop-on") + " to an empty value (it comes from " + dropOn + ")";
+                List<String> names = value((p) -> p.getAdaptive().getDropOn());
+                throw new PoolConfigurationException(dropOn, String.join(",", names),
+                        "drop-on needs aimd or vegas, but this pool's algorithm is gradient2 ("
+                                + adaptive.algorithmProperty() + "), which follows the run time alone and never "
+                                + "backs off on a failure",
+                        "Set " + adaptive.algorithmProperty() + " to aimd or vegas, or " + remove + ".");
             }
             if (adaptive.algorithm().equals("aimd") && value(PoolsProperties.Pool::getRunTimeout) == null) {
                 String runTimeout = property("run-timeout");
@@ -202,12 +212,16 @@ final class PoolSettings {
             String className = (entry != null) ? entry.trim() : "";
             Class<?> type;
             try {
-                type = ClassUtils.forName(className,
-                        ClassUtils.getDefaultClassLoader());
+                type = ClassUtils.forName(className, this.classLoader);
             }
-            catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
+            catch (ClassNotFoundException | IllegalArgumentException ex) {
                 throw new PoolConfigurationException(property, entry,
                         className.isEmpty() ? "an entry is empty" : "there is no class named '" + className + "'",
+                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+            }
+            catch (LinkageError ex) {
+                throw new PoolConfigurationException(property, entry,
+                        "class '" + className + "' could not be loaded: " + ex,
                         "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
             }
             if (!Throwable.class.isAssignableFrom(type)) {
@@ -236,10 +250,17 @@ final class PoolSettings {
     record AdaptiveSettings(boolean enabled, int minCapacity, int maxCapacity, String algorithm,
             List<Class<? extends Throwable>> dropOn, String enabledProperty, String algorithmProperty) {
 
-        /** Whether these differ from another's in anything but {@code enabled}. */
+        /**
+         * Whether these differ from another's in anything but {@code enabled}. drop-on counts by
+         * class names, as a set: the order of the list, or a class loaded again, is no change.
+         */
         boolean sameBounds(AdaptiveSettings other) {
             return this.minCapacity == other.minCapacity && this.maxCapacity == other.maxCapacity
-                    && this.algorithm.equals(other.algorithm) && this.dropOn.equals(other.dropOn);
+                    && this.algorithm.equals(other.algorithm) && dropOnNames().equals(other.dropOnNames());
+        }
+
+        private Set<String> dropOnNames() {
+            return this.dropOn.stream().map(Class::getName).collect(Collectors.toSet());
         }
 
         /** Whether the failure, or one of its causes, is of a class in {@link #dropOn}. */
@@ -280,8 +301,8 @@ final class PoolSettings {
      * even when every pool sets that option itself (or there is no pool yet).
      * @throws PoolConfigurationException if a default is invalid
      */
-    static void checkDefaults(PoolsProperties.Pool defaults) {
-        PoolSettings settings = new PoolSettings(null, null, defaults);
+    static void checkDefaults(PoolsProperties.Pool defaults, ClassLoader classLoader) {
+        PoolSettings settings = new PoolSettings(null, null, defaults, classLoader);
         settings.options(WorkerPool.builder());
         settings.awaitTerminationPeriod();
         settings.adaptive();

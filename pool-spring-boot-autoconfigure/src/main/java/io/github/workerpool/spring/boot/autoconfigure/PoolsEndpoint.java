@@ -4,6 +4,7 @@ import java.security.Principal;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -317,15 +318,17 @@ public class PoolsEndpoint {
      * @param maxCapacity most capacity it sets
      * @param limit the capacity it set last (the pool's capacity while enabled); null while off
      * @param configuredCapacity the capacity switching it off restores
+     * @param dropOn the exception classes that mean overload ({@code adaptive.drop-on}), by name
      */
     public record AdaptiveDescriptor(boolean enabled, String algorithm, int minCapacity, int maxCapacity,
-            @Nullable Integer limit, int configuredCapacity) {
+            @Nullable Integer limit, int configuredCapacity, List<String> dropOn) {
 
         static AdaptiveDescriptor of(AdaptiveSupport.Control control) {
             boolean enabled = control.enabled();
             PoolSettings.AdaptiveSettings settings = control.settings();
             return new AdaptiveDescriptor(enabled, settings.algorithm(), settings.minCapacity(), settings.maxCapacity(),
-                    enabled ? control.limit() : null, control.configuredCapacity());
+                    enabled ? control.limit() : null, control.configuredCapacity(),
+                    settings.dropOn().stream().map(Class::getName).toList());
         }
 
     }

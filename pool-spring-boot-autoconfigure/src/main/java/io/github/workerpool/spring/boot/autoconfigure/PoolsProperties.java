@@ -297,8 +297,8 @@ public class PoolsProperties {
         /**
          * Failures that mean the backend is overloaded, by exception class name (such as
          * java.util.concurrent.TimeoutException): a task that fails with one of them, or with an
-         * exception caused by one, makes aimd and vegas back off as a run time over run-timeout does.
-         * Default none.
+         * exception caused by one, makes aimd and vegas back off (gradient2 ignores failures). An
+         * empty value clears what pools.defaults sets. Default none.
          */
         private List<String> dropOn;
 

@@ -38,6 +38,9 @@ final class PoolsPropertiesBinding {
             "set it to the name of one of pools.instances, or remove it to keep Spring Boot's executor for plain @Async",
             "propagate-context", "set true or false");
 
+    /** The one option whose empty value means something: none (it clears what pools.defaults lists). */
+    private static final String EMPTY_MEANS_NONE = "adaptive.drop-on";
+
     private PoolsPropertiesBinding() {
     }
 
@@ -64,6 +67,9 @@ final class PoolsPropertiesBinding {
         }
         for (ConfigurationPropertyName name : names) {
             String option = option(name);
+            if (EMPTY_MEANS_NONE.equals(option)) {
+                continue;
+            }
             ConfigurationProperty property = (option != null) ? find(name, environment) : null;
             if (property != null && property.getValue() instanceof CharSequence text && text.toString().isBlank()) {
                 String display = display(name, option);

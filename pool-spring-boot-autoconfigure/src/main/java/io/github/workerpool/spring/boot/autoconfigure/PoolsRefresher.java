@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
@@ -49,6 +50,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         this.beanFactory = beanFactory;
     }
 
+    /** The application's class loader, for adaptive.drop-on: refresh may run on any thread. */
+    private ClassLoader classLoader() {
+        return (this.beanFactory instanceof ConfigurableBeanFactory configurable)
+                ? configurable.getBeanClassLoader() : null;
+    }
+
     @Override
     public void onApplicationEvent(EnvironmentChangeEvent event) {
         if (event.getKeys().stream().anyMatch((key) -> key.startsWith("pools."))) {
@@ -61,7 +68,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         PoolsProperties properties;
         try {
             properties = PoolsPropertiesBinding.bind(this.environment);
-            PoolSettings.checkDefaults(properties.getDefaults());
+            PoolSettings.checkDefaults(properties.getDefaults(), classLoader());
         }
         catch (PoolConfigurationException ex) {
             logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
@@ -76,7 +83,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
                 continue;
             }
-            refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults()));
+            refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
         }
         for (String removed : running.keySet()) {
             logger.warn("Pool '" + removed + "' is no longer in pools.instances; it keeps running until a restart "

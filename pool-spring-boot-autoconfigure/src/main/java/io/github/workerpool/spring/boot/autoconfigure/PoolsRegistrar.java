@@ -59,10 +59,10 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
         checkContextPropagation(properties, this.classLoader);
-        PoolSettings.checkDefaults(properties.getDefaults());
+        PoolSettings.checkDefaults(properties.getDefaults(), this.classLoader);
         List<PoolSettings> pools = new ArrayList<>();
         properties.getInstances().forEach((name, pool) -> {
-            PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults());
+            PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults(), this.classLoader);
             settings.builder(); // fail now, with the property's name, rather than when the bean is made
             checkAdaptive(settings, this.classLoader);
             pools.add(settings);

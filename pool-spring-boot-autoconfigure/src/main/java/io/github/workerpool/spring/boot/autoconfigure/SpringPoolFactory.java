@@ -78,7 +78,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
     SpringPool create(String name) {
         PoolsProperties properties = properties();
         PoolsProperties.Pool instance = properties.getInstances().get(name);
-        PoolSettings settings = new PoolSettings(name, instance, properties.getDefaults());
+        PoolSettings settings = new PoolSettings(name, instance, properties.getDefaults(), this.classLoader);
         WorkerPool.Builder builder = settings.builder();
         boolean virtualByDefault = leavesVirtualThreadsUnset(instance, properties.getDefaults())
                 && virtualThreadsByDefault(name);

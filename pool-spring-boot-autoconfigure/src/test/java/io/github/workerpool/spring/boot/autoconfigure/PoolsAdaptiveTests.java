@@ -121,8 +121,8 @@ class PoolsAdaptiveTests {
     @Test
     void badDropOnFailsStartupNamingPropertyValueAndFix() {
         fails("pools.instances.db.adaptive.drop-on=java.util.concurrent.NoSuchTimeoutException",
-                "pools.instances.db.adaptive.drop-on", "java.util.concurrent.NoSuchTimeoutException",
-                "list exception classes by their full names");
+                "there is no class named 'java.util.concurrent.NoSuchTimeoutException'",
+                "pools.instances.db.adaptive.drop-on", "list exception classes by their full names");
         fails("pools.defaults.adaptive.drop-on=java.lang.String", "pools.defaults.adaptive.drop-on",
                 "java.lang.String is not an exception class", "list exception classes by their full names");
         fails("pools.instances.db.adaptive.drop-on=java.util.concurrent.TimeoutException, ",
@@ -130,12 +130,43 @@ class PoolsAdaptiveTests {
         this.runner.withPropertyValues("pools.instances.mail.adaptive.enabled=true",
                 "pools.instances.mail.adaptive.drop-on=java.util.concurrent.TimeoutException").run((context) -> {
                     var analysis = PoolsAutoConfigurationTests.analyze(context);
-                    assertThat(analysis.getDescription()).contains("pools.instances.mail.adaptive.algorithm")
-                        .contains("gradient2")
+                    assertThat(analysis.getDescription()).contains("pools.instances.mail.adaptive.drop-on")
+                        .contains("gradient2 (pools.instances.mail.adaptive.algorithm)")
                         .contains("never backs off on a failure");
-                    assertThat(analysis.getAction()).contains("to aimd or vegas, or remove "
-                            + "pools.instances.mail.adaptive.drop-on");
+                    assertThat(analysis.getAction()).contains("Set pools.instances.mail.adaptive.algorithm to aimd or "
+                            + "vegas, or remove pools.instances.mail.adaptive.drop-on");
                 });
+        // Inherited: the fix is this pool's own empty value, not removing the default others use.
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.enabled=true",
+                "pools.defaults.adaptive.drop-on=java.util.concurrent.TimeoutException").run((context) -> {
+                    var analysis = PoolsAutoConfigurationTests.analyze(context);
+                    assertThat(analysis.getDescription()).contains("pools.defaults.adaptive.drop-on");
+                    assertThat(analysis.getAction()).contains("or set pools.instances.mail.adaptive.drop-on to an "
+                            + "empty value (it comes from pools.defaults.adaptive.drop-on)");
+                });
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.enabled=true",
+                "pools.defaults.adaptive.drop-on=java.util.concurrent.TimeoutException",
+                "pools.instances.mail.adaptive.drop-on=").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("mail", SpringPool.class).adaptive().settings().dropOn()).isEmpty();
+                    assertThat(context.getBean("db", SpringPool.class).adaptive().settings().dropOn())
+                        .containsExactly(TimeoutException.class);
+                });
+    }
+
+    @Test
+    void dropOnMatchesTheFailureOrAnyCause_bySubclass_andStopsOnACycle() {
+        PoolSettings.AdaptiveSettings settings = new PoolSettings.AdaptiveSettings(true, 1, 10, "aimd",
+                List.of(TimeoutException.class, java.io.InterruptedIOException.class), "enabled", "algorithm");
+        assertThat(settings.isDrop(new TimeoutException())).isTrue();
+        assertThat(settings.isDrop(new java.net.SocketTimeoutException())).as("a subclass").isTrue();
+        assertThat(settings.isDrop(new RuntimeException(new IllegalStateException(new TimeoutException()))))
+            .as("two causes down").isTrue();
+        assertThat(settings.isDrop(new IllegalStateException("refused"))).isFalse();
+        Exception a = new Exception("a");
+        Exception b = new Exception("b", a);
+        a.initCause(b);
+        assertThat(settings.isDrop(a)).as("a cycle of causes ends").isFalse();
     }
 
     @Test
@@ -149,20 +180,31 @@ class PoolsAdaptiveTests {
                     "pools.instances." + pool + ".adaptive.algorithm=aimd",
                     "pools.instances." + pool + ".adaptive.max-capacity=64"));
         }
+        for (String pool : List.of("mismatch")) {
+            properties.addAll(List.of("pools.instances." + pool + ".capacity=32",
+                    "pools.instances." + pool + ".run-timeout=30s", "pools.instances." + pool + ".adaptive.enabled=true",
+                    "pools.instances." + pool + ".adaptive.algorithm=aimd",
+                    "pools.instances." + pool + ".adaptive.max-capacity=64"));
+        }
         properties.add("pools.instances.backend.adaptive.drop-on=java.util.concurrent.TimeoutException");
+        // Declares another failure: the tasks' TimeoutException is not it.
+        properties.add("pools.instances.mismatch.adaptive.drop-on=java.util.concurrent.CancellationException");
         this.runner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
                     SpringPool backend = context.getBean("backend", SpringPool.class);
                     SpringPool other = context.getBean("other", SpringPool.class);
+                    SpringPool mismatch = context.getBean("mismatch", SpringPool.class);
                     assertThat(backend.adaptive().settings().dropOn()).containsExactly(TimeoutException.class);
                     assertThat(other.adaptive().settings().dropOn()).isEmpty();
                     assertThat(backend.adaptive().limit()).isEqualTo(32);
                     // A timeout from the backend, wrapped as client libraries do: matched through its cause.
                     await().atMost(Duration.ofSeconds(20)).until(() -> {
-                        failBatch(backend, other);
+                        failBatch(backend, other, mismatch);
                         return backend.adaptive().limit() < 32;
                     });
-                    assertThat(other.adaptive().limit()).as("the same failures, not declared as overload")
-                        .isGreaterThanOrEqualTo(32);
+                    // One more batch, so that the others' windows, which saw the same failures, closed too.
+                    failBatch(other, mismatch);
+                    assertThat(other.adaptive().limit()).as("no drop-on").isGreaterThanOrEqualTo(32);
+                    assertThat(mismatch.adaptive().limit()).as("drop-on of another exception").isGreaterThanOrEqualTo(32);
                 });
     }
 
@@ -221,14 +263,16 @@ class PoolsAdaptiveTests {
     // ---------------------------------------------------------------- endpoint
 
     @Test
-    void endpointShowsWhetherAPoolIsAdaptive_itsBoundsAndLimit() {
-        this.runner.run((context) -> {
+    void endpointShowsWhetherAPoolIsAdaptive_itsBoundsLimitAndDropOn() {
+        this.runner.withPropertyValues("pools.instances.db.adaptive.drop-on=java.util.concurrent.TimeoutException,"
+                + "java.net.SocketTimeoutException").run((context) -> {
             PoolsEndpoint.PoolsDescriptor all = context.getBean(PoolsEndpoint.class).pools();
             PoolsEndpoint.AdaptiveDescriptor db = all.pools().get("db").adaptive();
-            assertThat(db).isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(true, "vegas", 2, 64, 64, 100));
+            assertThat(db).isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(true, "vegas", 2, 64, 64, 100,
+                    List.of("java.util.concurrent.TimeoutException", "java.net.SocketTimeoutException")));
             assertThat(all.pools().get("db").capacity()).isEqualTo(64);
             assertThat(all.pools().get("mail").adaptive())
-                .isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(false, "gradient2", 1, 200, null, 3));
+                .isEqualTo(new PoolsEndpoint.AdaptiveDescriptor(false, "gradient2", 1, 200, null, 3, List.of()));
             assertThat(all.pools().get("fixed").adaptive()).isNull();
         });
     }
@@ -344,11 +388,15 @@ class PoolsAdaptiveTests {
                 .contains("Pool 'mail' refreshed from pools.*: adaptive off (gradient2 [1, 200]) -> on");
             refresh(context, Map.of("pools.instances.mail.adaptive.algorithm", "aimd"));
             assertThat(output).contains("Pool 'mail' not refreshed").contains("run-timeout");
-            refresh(context, Map.of("pools.instances.db.adaptive.drop-on", "java.util.concurrent.TimeoutException",
-                    "pools.instances.db.adaptive.enabled", "true"));
+            refresh(context, Map.of("pools.instances.db.adaptive.enabled", "true"));
+            refresh(context, Map.of("pools.instances.db.adaptive.drop-on", "java.util.concurrent.TimeoutException"));
             assertThat(db.adaptive().settings().dropOn()).containsExactly(TimeoutException.class);
-            assertThat(output).contains("adaptive off (vegas [2, 16]) -> on (vegas [2, 16], drop-on "
+            assertThat(output).contains("adaptive on (vegas [2, 16]) -> on (vegas [2, 16], drop-on "
                     + "java.util.concurrent.TimeoutException)");
+            AdaptiveSupport.Control withDropOn = db.adaptive();
+            refresh(context, Map.of("pools.instances.db.adaptive.drop-on",
+                    " java.util.concurrent.TimeoutException , java.util.concurrent.TimeoutException"));
+            assertThat(db.adaptive()).as("the same classes: no restart").isSameAs(withDropOn);
         });
     }
 
