@@ -5,7 +5,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,8 +63,8 @@ final class SpringPool extends ForwardingPool
      *
      * Forcing: shutdownNow() interrupts running tasks and returns those that never started. Those
      * are counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits
-     * on them forever), and reported in one WARN line with the pool's name and the period that
-     * ended. It happens at most once per stop, whoever gets there first (the stop thread or
+     * on them forever; submitCompletable's futures too, through `completables`), and reported in
+     * one WARN line with the pool's name and the period that ended. It happens at most once per stop, whoever gets there first (the stop thread or
      * destroy()); the monitor guards the lifecycle fields.
      */
 
@@ -81,6 +83,13 @@ final class SpringPool extends ForwardingPool
     private final Duration awaitTerminationPeriod;
 
     private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
+
+    /**
+     * submitCompletable's futures whose task has not started. The task and a forced stop each
+     * remove the future before acting, so exactly one of them does: the task runs, or the future
+     * is cancelled.
+     */
+    private final Set<CompletableFuture<?>> completables = ConcurrentHashMap.newKeySet();
 
     private final Object monitor = new Object();
 
@@ -226,6 +235,11 @@ final class SpringPool extends ForwardingPool
                 future.cancel(false);
             }
         }
+        for (CompletableFuture<?> completable : this.completables) {
+            if (this.completables.remove(completable)) {
+                completable.cancel(false);
+            }
+        }
         if (running > 0 || !neverRan.isEmpty()) {
             Duration waited = Duration.ofNanos(System.nanoTime() - stop.startNanos).truncatedTo(ChronoUnit.MILLIS);
             String limit = awaitPeriodEnded
@@ -270,6 +284,57 @@ final class SpringPool extends ForwardingPool
     @Override
     public <T> Future<T> submit(Callable<T> task) {
         return this.pool.submit(task);
+    }
+
+    /**
+     * Runs the task as {@link #submit(Callable)} does, so that its failure is the pool's to see:
+     * {@code pool.tasks.failed}, the pool's listeners and {@code adaptive.drop-on} count it.
+     * (Spring's default goes through {@code CompletableFuture.supplyAsync}, which catches the
+     * failure before the pool sees it; {@code @Async} methods that return a
+     * {@code CompletableFuture} come here.) The future completes as the task does. Cancelling it
+     * cancels the task if it has not started; one that runs is not interrupted, as with any
+     * {@code CompletableFuture}. A forced stop cancels it if its task never started.
+     */
+    @Override
+    public <T> CompletableFuture<T> submitCompletable(Callable<T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        this.completables.add(result);
+        Future<T> future;
+        try {
+            future = this.pool.submit(() -> {
+                if (!this.completables.remove(result)) {
+                    return null; // cancelled (by its caller or a forced stop) before it started
+                }
+                try {
+                    T value = task.call();
+                    result.complete(value);
+                    return value;
+                }
+                catch (Exception | Error ex) {
+                    result.completeExceptionally(ex);
+                    throw ex;
+                }
+            });
+        }
+        catch (RuntimeException | Error ex) {
+            this.completables.remove(result);
+            throw ex;
+        }
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled() && this.completables.remove(result)) {
+                future.cancel(false); // not started: the pool skips it and counts it cancelled
+            }
+        });
+        return result;
+    }
+
+    /** As {@link #submitCompletable(Callable)}. */
+    @Override
+    public CompletableFuture<Void> submitCompletable(Runnable task) {
+        return submitCompletable(() -> {
+            task.run();
+            return null;
+        });
     }
 
     @Override

@@ -712,6 +712,11 @@ class PoolsAutoConfigurationTests {
             throw new IllegalStateException("boom from mail");
         }
 
+        @Async("mail")
+        CompletableFuture<String> failOnMailWithFuture() {
+            throw new IllegalStateException("backend down");
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)

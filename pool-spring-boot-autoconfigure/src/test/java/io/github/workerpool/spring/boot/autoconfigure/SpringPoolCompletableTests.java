@@ -1,0 +1,113 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link SpringPool#submitCompletable}: what {@code @Async} methods returning a
+ * {@code CompletableFuture} go through. Their failures are the pool's to count, cancelling one
+ * cancels its task, and a forced stop cancels the ones whose task never started.
+ */
+class SpringPoolCompletableTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+        .withUserConfiguration(PoolsAutoConfigurationTests.AsyncConfiguration.class)
+        .withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-capacity=5");
+
+    @Test
+    void asyncMethodFailureCompletesTheFutureAndCountsAsThePoolsFailure() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            PoolsAutoConfigurationTests.AsyncService service = context.getBean(PoolsAutoConfigurationTests.AsyncService.class);
+            assertThat(service.onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
+            CompletableFuture<String> failed = service.failOnMailWithFuture();
+            assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+                .withCauseInstanceOf(IllegalStateException.class)
+                .withMessageContaining("backend down");
+            // Counted once the worker is done with it, which may be just after the future completed.
+            await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().failed() == 1);
+            assertThat(mail.stats().completed()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void cancellingBeforeTheTaskStartsSkipsIt_andCountsItCancelled() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
+            mail.execute(() -> {
+                started.countDown();
+                awaitQuietly(release);
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            AtomicBoolean ran = new AtomicBoolean();
+            CompletableFuture<Void> queued = mail.submitCompletable(() -> ran.set(true));
+            assertThat(queued.cancel(false)).isTrue();
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().cancelled() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().queued() == 0 && mail.running() == 0);
+            assertThat(ran).as("the cancelled task never ran").isFalse();
+        });
+    }
+
+    @Test
+    void forcedStopCancelsTheFuturesWhoseTaskNeverStarted() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<?>[] queued = new CompletableFuture<?>[2];
+        AtomicBoolean ran = new AtomicBoolean();
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=100ms")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                mail.execute(() -> {
+                    started.countDown();
+                    awaitQuietly(new CountDownLatch(1)); // until the forced stop interrupts it
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                queued[0] = mail.submitCompletable(() -> ran.set(true));
+                queued[1] = mail.submitCompletable(() -> "never");
+            });
+        // The context closed: the stop waited 100 ms for the running task, then forced the pool.
+        for (CompletableFuture<?> future : List.of(queued)) {
+            assertThat(future).isCancelled();
+        }
+        assertThat(ran).isFalse();
+    }
+
+    @Test
+    void aClosedPoolRefusesAtOnce() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            mail.shutdown();
+            assertThatExceptionOfType(RejectedExecutionException.class)
+                .isThrownBy(() -> mail.submitCompletable(() -> "late"));
+        });
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
