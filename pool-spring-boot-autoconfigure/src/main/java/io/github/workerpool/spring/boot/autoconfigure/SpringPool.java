@@ -5,9 +5,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
@@ -223,7 +225,9 @@ final class SpringPool extends ForwardingPool
      */
     private void force(Stop stop, boolean awaitPeriodEnded) {
         synchronized (this.monitor) {
-            if (stop.forced) {
+            // A stop that start() has since ended (context.stop() whose phase timed out, then
+            // context.start()) must not force the reopened pool when its wait runs out.
+            if (stop.forced || this.stop != stop) {
                 return;
             }
             stop.forced = true;
@@ -235,11 +239,7 @@ final class SpringPool extends ForwardingPool
                 future.cancel(false);
             }
         }
-        for (CompletableFuture<?> completable : this.completables) {
-            if (this.completables.remove(completable)) {
-                completable.cancel(false);
-            }
-        }
+        cancelCompletablesNeverStarted();
         if (running > 0 || !neverRan.isEmpty()) {
             Duration waited = Duration.ofNanos(System.nanoTime() - stop.startNanos).truncatedTo(ChronoUnit.MILLIS);
             String limit = awaitPeriodEnded
@@ -297,6 +297,7 @@ final class SpringPool extends ForwardingPool
      */
     @Override
     public <T> CompletableFuture<T> submitCompletable(Callable<T> task) {
+        Objects.requireNonNull(task, "task");
         CompletableFuture<T> result = new CompletableFuture<>();
         this.completables.add(result);
         Future<T> future;
@@ -310,9 +311,11 @@ final class SpringPool extends ForwardingPool
                     result.complete(value);
                     return value;
                 }
-                catch (Exception | Error ex) {
-                    result.completeExceptionally(ex);
-                    throw ex;
+                catch (Throwable ex) {
+                    // Wrapped as Spring's default and CompletableFuture's own async methods do, so
+                    // handlers see the same exception type; get() unwraps it.
+                    result.completeExceptionally((ex instanceof CompletionException) ? ex : new CompletionException(ex));
+                    throw ex; // the pool's to count
                 }
             });
         }
@@ -326,6 +329,18 @@ final class SpringPool extends ForwardingPool
             }
         });
         return result;
+    }
+
+    /**
+     * Cancels submitCompletable's futures whose task never started: after a shutdownNow (the
+     * pool's, a forced stop's, or one inside close()), nothing will run them.
+     */
+    private void cancelCompletablesNeverStarted() {
+        for (CompletableFuture<?> completable : this.completables) {
+            if (this.completables.remove(completable)) {
+                completable.cancel(false);
+            }
+        }
     }
 
     /** As {@link #submitCompletable(Callable)}. */
@@ -364,9 +379,15 @@ final class SpringPool extends ForwardingPool
         this.pool.shutdown();
     }
 
+    /**
+     * As {@link WorkerPool#shutdownNow()}; the futures of {@link #submitCompletable} whose task
+     * never started are cancelled (their tasks, in the list, no longer run them).
+     */
     @Override
     public List<Runnable> shutdownNow() {
-        return this.pool.shutdownNow();
+        List<Runnable> neverRan = this.pool.shutdownNow();
+        cancelCompletablesNeverStarted();
+        return neverRan;
     }
 
     @Override
@@ -403,9 +424,23 @@ final class SpringPool extends ForwardingPool
         }
     }
 
+    /** As {@link WorkerPool#releaseNow()}; cancels as {@link #shutdownNow()} does. */
     @Override
     public List<Runnable> releaseNow() {
-        return this.pool.releaseNow();
+        List<Runnable> neverRan = this.pool.releaseNow();
+        cancelCompletablesNeverStarted();
+        return neverRan;
+    }
+
+    /** As {@link WorkerPool#close()}; cancels as {@link #shutdownNow()} does what it dropped. */
+    @Override
+    public void close() {
+        try {
+            this.pool.close();
+        }
+        finally {
+            cancelCompletablesNeverStarted();
+        }
     }
 
     /** A listener told of the bean instead of the pool inside it. */

@@ -416,6 +416,40 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void aStopThatTimedOutDoesNotForceThePoolAfterStartReopenedIt() {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=100ms",
+                    "pools.instances.mail.shutdown.await-termination-period=1s")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                mail.execute(() -> {
+                    started.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                context.stop(); // the phase gives up after 100 ms; the pool's stop waits on, up to 1 s
+                context.start();
+                // The old stop's wait ends (its thread, "mail-stop", exits): it must leave the reopened pool be.
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getName().equals("mail-stop")) {
+                        t.join(10_000);
+                        assertThat(t.isAlive()).isFalse();
+                    }
+                }
+                assertThat(mail.isShutdown()).isFalse();
+                release.countDown();
+                assertThat(mail.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+            });
+    }
+
+    @Test
     void userBeanOfSameNameMakesThatPoolBackOff() {
         this.runner.withUserConfiguration(UserMailPoolConfiguration.class).run((context) -> {
             assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);

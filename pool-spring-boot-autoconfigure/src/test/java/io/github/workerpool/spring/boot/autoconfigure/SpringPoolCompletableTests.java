@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -41,6 +42,10 @@ class SpringPoolCompletableTests {
             assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
                 .withCauseInstanceOf(IllegalStateException.class)
                 .withMessageContaining("backend down");
+            // Handlers see what Spring's default gives them: a CompletionException around it.
+            assertThat(failed.handle((value, ex) -> ex).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(CompletionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
             // Counted once the worker is done with it, which may be just after the future completed.
             await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().failed() == 1);
             assertThat(mail.stats().completed()).isEqualTo(1);
@@ -89,6 +94,26 @@ class SpringPoolCompletableTests {
             assertThat(future).isCancelled();
         }
         assertThat(ran).isFalse();
+    }
+
+    @Test
+    void shutdownNowCancelsTheFuturesWhoseTaskNeverStarted() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CountDownLatch started = new CountDownLatch(1);
+            mail.execute(() -> {
+                started.countDown();
+                awaitQuietly(new CountDownLatch(1)); // until shutdownNow interrupts it
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            AtomicBoolean ran = new AtomicBoolean();
+            CompletableFuture<Void> queued = mail.submitCompletable(() -> ran.set(true));
+            List<Runnable> neverRan = mail.shutdownNow();
+            assertThat(neverRan).hasSize(1);
+            assertThat(queued).isCancelled();
+            neverRan.get(0).run(); // a returned task run after all does not run the cancelled one
+            assertThat(ran).isFalse();
+        });
     }
 
     @Test
