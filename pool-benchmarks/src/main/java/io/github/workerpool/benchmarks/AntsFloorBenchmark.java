@@ -40,6 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * and returns once the benchmark thread is done and the queue is empty. That is the shape of a
  * queue-mode pool (long-lived threads fed through a queue by a producer that runs at the same
  * time) with nothing of a pool in it: no idle list, no wake-up, no counters, no bookkeeping.
+ * Its naps cost CPU while the queue is still empty at the start, and its threads just end at the
+ * end, where a pool's go idle: the first errs towards a slower floor, the second a faster one.
  * Measured the same way as {@link AntsBenchmark}:
  * one run per fork, wall time, {@code -prof io.github.workerpool.benchmarks.PeakRssProfiler} for
  * peak RSS.

@@ -62,8 +62,8 @@ final class AdaptiveSupport {
         void disable();
 
         /**
-         * Applies new settings: the same bounds and algorithm switch it on or off; others make a new
-         * one that starts afresh (from the configured capacity).
+         * Applies new settings: the same bounds, algorithm and drop-on switch it on or off; others
+         * make a new one that starts afresh (from the configured capacity).
          * @return the control to use from now on
          */
         Control apply(PoolSettings.AdaptiveSettings settings);
@@ -123,7 +123,7 @@ final class AdaptiveSupport {
 
         @Override
         public Control apply(PoolSettings.AdaptiveSettings next) {
-            if (next.sameBounds(this.settings)) {
+            if (next.sameLimiter(this.settings)) {
                 if (next.enabled()) {
                     this.adaptive.enable();
                 }

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -186,7 +188,7 @@ final class PoolSettings {
                     + "at least " + ((min != null) ? minProperty + " (" + min + ")" : "the least capacity (1)"),
                     "Update " + maxProperty + ": " + FIXES.get(ADAPTIVE + "max-capacity") + ".");
         }
-        String name = (algorithm != null) ? algorithm.trim().toLowerCase(java.util.Locale.ROOT) : "gradient2";
+        String name = (algorithm != null) ? algorithm.trim().toLowerCase(Locale.ROOT) : "gradient2";
         if (!ALGORITHMS.contains(name)) {
             throw new PoolConfigurationException(algorithmProperty, algorithm,
                     "there is no adaptive algorithm named '" + algorithm + "'",
@@ -254,7 +256,7 @@ final class PoolSettings {
          * Whether these differ from another's in anything but {@code enabled}. drop-on counts by
          * class names, as a set: the order of the list, or a class loaded again, is no change.
          */
-        boolean sameBounds(AdaptiveSettings other) {
+        boolean sameLimiter(AdaptiveSettings other) {
             return this.minCapacity == other.minCapacity && this.maxCapacity == other.maxCapacity
                     && this.algorithm.equals(other.algorithm) && dropOnNames().equals(other.dropOnNames());
         }
@@ -354,7 +356,7 @@ final class PoolSettings {
             if (value == null) {
                 value = (option == PoolOption.CAPACITY) ? current.capacity() : option.defaultValue();
             }
-            if (java.util.Objects.equals(value, option.read(current))) {
+            if (Objects.equals(value, option.read(current))) {
                 continue;
             }
             String property = source(option.property(), option::get);

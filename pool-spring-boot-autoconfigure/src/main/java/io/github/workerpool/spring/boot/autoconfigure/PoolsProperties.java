@@ -269,8 +269,8 @@ public class PoolsProperties {
 
     /**
      * Adaptive capacity of a pool: while enabled, the capacity follows a limit computed from the
-     * tasks' run time, within [min-capacity, max-capacity]; capacity is where it starts and what
-     * switching it off restores. Needs io.github.workerpool:pool-adaptive (the starter has it).
+     * tasks' run time (and, with drop-on, their failures), within [min-capacity, max-capacity];
+     * capacity is where it starts and what switching it off restores. Needs io.github.workerpool:pool-adaptive (the starter has it).
      */
     public static class Adaptive {
 
@@ -297,8 +297,9 @@ public class PoolsProperties {
         /**
          * Failures that mean the backend is overloaded, by exception class name (such as
          * java.util.concurrent.TimeoutException): a task that fails with one of them, or with an
-         * exception caused by one, makes aimd and vegas back off (gradient2 ignores failures). An
-         * empty value clears what pools.defaults sets. Default none.
+         * exception caused by one (subclasses match too), makes aimd and vegas back off; with
+         * gradient2, which ignores failures, startup refuses it. An empty value clears what
+         * pools.defaults sets. Default none.
          */
         private List<String> dropOn;
 

@@ -143,8 +143,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     /**
      * Gives a pool's adaptive sizing its refreshed settings: the configured capacity (what switching
-     * it off restores) when it owns the capacity, then on or off, new bounds or a new algorithm
-     * (which start it afresh).
+     * it off restores) when it owns the capacity, then on or off, new bounds, a new algorithm or a
+     * new drop-on (which start it afresh).
      * @return the change, as text for the log; empty if none
      */
     private static String refreshAdaptive(SpringPool pool, PoolSettings settings, PoolSettings.AdaptiveSettings next,
@@ -161,7 +161,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         PoolSettings.AdaptiveSettings was = adaptive.settings();
         boolean wasEnabled = adaptive.enabled();
-        if (wasEnabled != next.enabled() || !next.sameBounds(was)) {
+        if (wasEnabled != next.enabled() || !next.sameLimiter(was)) {
             pool.adaptive(adaptive.apply(next));
             out.append(", adaptive ").append(describe(wasEnabled, was)).append(" -> ").append(describe(next.enabled(), next));
         }

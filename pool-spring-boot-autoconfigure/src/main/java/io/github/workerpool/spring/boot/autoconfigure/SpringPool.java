@@ -65,9 +65,14 @@ final class SpringPool extends ForwardingPool
      *
      * Forcing: shutdownNow() interrupts running tasks and returns those that never started. Those
      * are counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits
-     * on them forever; submitCompletable's futures too, through `completables`), and reported in
-     * one WARN line with the pool's name and the period that ended. It happens at most once per stop, whoever gets there first (the stop thread or
-     * destroy()); the monitor guards the lifecycle fields.
+     * on them forever), and reported in one WARN line with the pool's name and the period that
+     * ended. It happens at most once per stop, whoever gets there first (the stop thread or
+     * destroy()), and never for a stop that start() has since ended; the monitor guards the
+     * lifecycle fields.
+     *
+     * submitCompletable's futures are not the pool's, so every path that drops tasks unrun (a
+     * forced stop, shutdownNow(), releaseNow(), an interrupted close()) cancels them through
+     * `completables`.
      */
 
     /**
@@ -87,9 +92,9 @@ final class SpringPool extends ForwardingPool
     private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
 
     /**
-     * submitCompletable's futures whose task has not started. The task and a forced stop each
-     * remove the future before acting, so exactly one of them does: the task runs, or the future
-     * is cancelled.
+     * submitCompletable's futures whose task has not started. The task, its caller's cancel and
+     * the paths that drop tasks unrun each remove the future before acting, so exactly one of
+     * them acts: the task runs, or the future is cancelled.
      */
     private final Set<CompletableFuture<?>> completables = ConcurrentHashMap.newKeySet();
 
@@ -293,7 +298,8 @@ final class SpringPool extends ForwardingPool
      * failure before the pool sees it; {@code @Async} methods that return a
      * {@code CompletableFuture} come here.) The future completes as the task does. Cancelling it
      * cancels the task if it has not started; one that runs is not interrupted, as with any
-     * {@code CompletableFuture}. A forced stop cancels it if its task never started.
+     * {@code CompletableFuture}. A forced stop, {@link #shutdownNow()}, {@link #releaseNow()} and
+     * an interrupted {@link #close()} cancel it if its task never started.
      */
     @Override
     public <T> CompletableFuture<T> submitCompletable(Callable<T> task) {

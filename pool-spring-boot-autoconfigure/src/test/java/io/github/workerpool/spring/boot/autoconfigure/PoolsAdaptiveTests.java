@@ -1,5 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -157,9 +159,9 @@ class PoolsAdaptiveTests {
     @Test
     void dropOnMatchesTheFailureOrAnyCause_bySubclass_andStopsOnACycle() {
         PoolSettings.AdaptiveSettings settings = new PoolSettings.AdaptiveSettings(true, 1, 10, "aimd",
-                List.of(TimeoutException.class, java.io.InterruptedIOException.class), "enabled", "algorithm");
+                List.of(TimeoutException.class, InterruptedIOException.class), "enabled", "algorithm");
         assertThat(settings.isDrop(new TimeoutException())).isTrue();
-        assertThat(settings.isDrop(new java.net.SocketTimeoutException())).as("a subclass").isTrue();
+        assertThat(settings.isDrop(new SocketTimeoutException())).as("a subclass").isTrue();
         assertThat(settings.isDrop(new RuntimeException(new IllegalStateException(new TimeoutException()))))
             .as("two causes down").isTrue();
         assertThat(settings.isDrop(new IllegalStateException("refused"))).isFalse();
@@ -174,13 +176,7 @@ class PoolsAdaptiveTests {
         // Two pools alike but for drop-on; run-timeout far above the tasks' run time, so that the
         // failures are the only overload signal either could see.
         List<String> properties = new ArrayList<>();
-        for (String pool : List.of("backend", "other")) {
-            properties.addAll(List.of("pools.instances." + pool + ".capacity=32",
-                    "pools.instances." + pool + ".run-timeout=30s", "pools.instances." + pool + ".adaptive.enabled=true",
-                    "pools.instances." + pool + ".adaptive.algorithm=aimd",
-                    "pools.instances." + pool + ".adaptive.max-capacity=64"));
-        }
-        for (String pool : List.of("mismatch")) {
+        for (String pool : List.of("backend", "other", "mismatch")) {
             properties.addAll(List.of("pools.instances." + pool + ".capacity=32",
                     "pools.instances." + pool + ".run-timeout=30s", "pools.instances." + pool + ".adaptive.enabled=true",
                     "pools.instances." + pool + ".adaptive.algorithm=aimd",

@@ -117,6 +117,22 @@ class SpringPoolCompletableTests {
     }
 
     @Test
+    void releaseNowCancelsTheFuturesWhoseTaskNeverStarted() {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CountDownLatch started = new CountDownLatch(1);
+            mail.execute(() -> {
+                started.countDown();
+                awaitQuietly(new CountDownLatch(1)); // until releaseNow interrupts it
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<String> queued = mail.submitCompletable(() -> "never");
+            assertThat(mail.releaseNow()).hasSize(1);
+            assertThat(queued).isCancelled();
+        });
+    }
+
+    @Test
     void aClosedPoolRefusesAtOnce() {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
