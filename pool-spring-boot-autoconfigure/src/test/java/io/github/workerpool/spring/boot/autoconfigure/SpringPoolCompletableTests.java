@@ -57,12 +57,7 @@ class SpringPoolCompletableTests {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
             CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch started = new CountDownLatch(1);
-            mail.execute(() -> {
-                started.countDown();
-                awaitQuietly(release);
-            });
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            occupyTheWorker(mail, release);
             AtomicBoolean ran = new AtomicBoolean();
             CompletableFuture<Void> queued = mail.submitCompletable(() -> ran.set(true));
             assertThat(queued.cancel(false)).isTrue();
@@ -75,17 +70,12 @@ class SpringPoolCompletableTests {
 
     @Test
     void forcedStopCancelsTheFuturesWhoseTaskNeverStarted() throws Exception {
-        CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<?>[] queued = new CompletableFuture<?>[2];
         AtomicBoolean ran = new AtomicBoolean();
         this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=100ms")
             .run((context) -> {
                 SpringPool mail = context.getBean("mail", SpringPool.class);
-                mail.execute(() -> {
-                    started.countDown();
-                    awaitQuietly(new CountDownLatch(1)); // until the forced stop interrupts it
-                });
-                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                occupyTheWorker(mail, new CountDownLatch(1)); // until the forced stop interrupts it
                 queued[0] = mail.submitCompletable(() -> ran.set(true));
                 queued[1] = mail.submitCompletable(() -> "never");
             });
@@ -100,12 +90,7 @@ class SpringPoolCompletableTests {
     void shutdownNowCancelsTheFuturesWhoseTaskNeverStarted() {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
-            CountDownLatch started = new CountDownLatch(1);
-            mail.execute(() -> {
-                started.countDown();
-                awaitQuietly(new CountDownLatch(1)); // until shutdownNow interrupts it
-            });
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            occupyTheWorker(mail, new CountDownLatch(1)); // until shutdownNow interrupts it
             AtomicBoolean ran = new AtomicBoolean();
             CompletableFuture<Void> queued = mail.submitCompletable(() -> ran.set(true));
             List<Runnable> neverRan = mail.shutdownNow();
@@ -120,12 +105,7 @@ class SpringPoolCompletableTests {
     void releaseNowCancelsTheFuturesWhoseTaskNeverStarted() {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
-            CountDownLatch started = new CountDownLatch(1);
-            mail.execute(() -> {
-                started.countDown();
-                awaitQuietly(new CountDownLatch(1)); // until releaseNow interrupts it
-            });
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            occupyTheWorker(mail, new CountDownLatch(1)); // until releaseNow interrupts it
             CompletableFuture<String> queued = mail.submitCompletable(() -> "never");
             assertThat(mail.releaseNow()).hasSize(1);
             assertThat(queued).isCancelled();
@@ -140,6 +120,16 @@ class SpringPoolCompletableTests {
             assertThatExceptionOfType(RejectedExecutionException.class)
                 .isThrownBy(() -> mail.submitCompletable(() -> "late"));
         });
+    }
+
+    /** Runs a task on the pool's one worker that holds it until the latch opens (or an interrupt); returns once it runs. */
+    private static void occupyTheWorker(SpringPool pool, CountDownLatch release) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        pool.execute(() -> {
+            started.countDown();
+            awaitQuietly(release);
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
