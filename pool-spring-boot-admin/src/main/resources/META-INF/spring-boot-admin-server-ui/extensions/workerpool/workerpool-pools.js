@@ -77,9 +77,18 @@
     return String(value);
   }
 
-  /** "on, gradient2 within 1-128, limit 12" or "off (gradient2 within 1-128; configured 64)". */
+  /**
+   * "on, gradient2 within 1-128, limit 12" or "off (gradient2 within 1-128; configured 64)"; with
+   * adaptive.drop-on, its classes' simple names after the bounds ("vegas within 1-128, drop-on
+   * TimeoutException"). Instances older than drop-on send no dropOn.
+   */
   function adaptiveText(adaptive) {
     var bounds = adaptive.algorithm + ' within ' + adaptive.minCapacity + '-' + adaptive.maxCapacity;
+    if (adaptive.dropOn && adaptive.dropOn.length > 0) {
+      bounds += ', drop-on ' + adaptive.dropOn.map(function (name) {
+        return name.substring(name.lastIndexOf('.') + 1);
+      }).join(', ');
+    }
     return adaptive.enabled ? 'on, ' + bounds + ', limit ' + adaptive.limit
       : 'off (' + bounds + '; configured ' + adaptive.configuredCapacity + ')';
   }

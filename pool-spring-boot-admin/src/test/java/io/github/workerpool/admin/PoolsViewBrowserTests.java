@@ -282,7 +282,7 @@ class PoolsViewBrowserTests {
             WebDriverWait wait = patiently();
             WebElement crawler = wait.until(ExpectedConditions.presenceOfElementLocated(pool("crawler")));
             wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
-                    .getText().startsWith("on, gradient2 within 1-128, limit "));
+                    .getText().startsWith("on, vegas within 1-128, drop-on TimeoutException, limit "));
             // A pool from pools.instances can be adaptive: off, with the defaults' bounds.
             assertThat(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-config=adaptive]"))
                     .getText()).startsWith("off (gradient2 within 1-200; configured ");
@@ -304,7 +304,7 @@ class PoolsViewBrowserTests {
             assertThat(Http.get(crawlerOfOne).get("adaptive").get("enabled").asBoolean()).isFalse();
             assertThat(Http.get(crawlerOfOne).get("capacity").asInt()).isEqualTo(configured);
             wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
-                    .getText().equals("off (gradient2 within 1-128; configured " + configured + ")"));
+                    .getText().equals("off (vegas within 1-128, drop-on TimeoutException; configured " + configured + ")"));
             // The other replica keeps its own.
             assertThat(Http.get(this.actuators.get("two") + "/pools/crawler").get("adaptive").get("enabled").asBoolean())
                     .isTrue();

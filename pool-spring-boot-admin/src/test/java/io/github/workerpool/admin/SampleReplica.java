@@ -60,6 +60,8 @@ final class SampleReplica implements AutoCloseable {
         // One adaptive pool, for the view's adaptive row and switch.
         command.add("--pools.instances.crawler.adaptive.enabled=true");
         command.add("--pools.instances.crawler.adaptive.max-capacity=128");
+        command.add("--pools.instances.crawler.adaptive.algorithm=vegas");
+        command.add("--pools.instances.crawler.adaptive.drop-on=java.util.concurrent.TimeoutException");
         command.add("--spring.boot.admin.client.url=" + adminUrl);
         command.add("--spring.boot.admin.client.instance.name=workerpool-sample");
         command.add("--spring.boot.admin.client.instance.service-host-type=IP");
