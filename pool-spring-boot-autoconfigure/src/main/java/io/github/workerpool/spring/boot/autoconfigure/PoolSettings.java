@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
@@ -209,6 +208,7 @@ final class PoolSettings {
             return List.of();
         }
         String property = source(ADAPTIVE + "drop-on", (p) -> p.getAdaptive().getDropOn());
+        String fix = "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".";
         List<Class<? extends Throwable>> classes = new ArrayList<>();
         for (String entry : names) {
             String className = (entry != null) ? entry.trim() : "";
@@ -219,16 +219,15 @@ final class PoolSettings {
             catch (ClassNotFoundException | IllegalArgumentException ex) {
                 throw new PoolConfigurationException(property, entry,
                         className.isEmpty() ? "an entry is empty" : "there is no class named '" + className + "'",
-                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+                        fix);
             }
             catch (LinkageError ex) {
                 throw new PoolConfigurationException(property, entry,
-                        "class '" + className + "' could not be loaded: " + ex,
-                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+                        "class '" + className + "' could not be loaded: " + ex, fix);
             }
             if (!Throwable.class.isAssignableFrom(type)) {
                 throw new PoolConfigurationException(property, entry, type.getName() + " is not an exception class",
-                        "Update " + property + ": " + FIXES.get(ADAPTIVE + "drop-on") + ".");
+                        fix);
             }
             classes.add(type.asSubclass(Throwable.class));
         }
@@ -258,11 +257,13 @@ final class PoolSettings {
          */
         boolean sameLimiter(AdaptiveSettings other) {
             return this.minCapacity == other.minCapacity && this.maxCapacity == other.maxCapacity
-                    && this.algorithm.equals(other.algorithm) && dropOnNames().equals(other.dropOnNames());
+                    && this.algorithm.equals(other.algorithm)
+                    && Set.copyOf(dropOnNames()).equals(Set.copyOf(other.dropOnNames()));
         }
 
-        private Set<String> dropOnNames() {
-            return this.dropOn.stream().map(Class::getName).collect(Collectors.toSet());
+        /** The classes of {@link #dropOn} by name, in order: for the endpoint, the log and comparing. */
+        List<String> dropOnNames() {
+            return this.dropOn.stream().map(Class::getName).toList();
         }
 
         /** Whether the failure, or one of its causes, is of a class in {@link #dropOn}. */

@@ -328,7 +328,7 @@ public class PoolsEndpoint {
             PoolSettings.AdaptiveSettings settings = control.settings();
             return new AdaptiveDescriptor(enabled, settings.algorithm(), settings.minCapacity(), settings.maxCapacity(),
                     enabled ? control.limit() : null, control.configuredCapacity(),
-                    settings.dropOn().stream().map(Class::getName).toList());
+                    settings.dropOnNames());
         }
 
     }

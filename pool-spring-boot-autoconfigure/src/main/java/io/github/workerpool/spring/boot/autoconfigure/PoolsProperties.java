@@ -270,7 +270,8 @@ public class PoolsProperties {
     /**
      * Adaptive capacity of a pool: while enabled, the capacity follows a limit computed from the
      * tasks' run time (and, with drop-on, their failures), within [min-capacity, max-capacity];
-     * capacity is where it starts and what switching it off restores. Needs io.github.workerpool:pool-adaptive (the starter has it).
+     * capacity is where it starts and what switching it off restores. Needs
+     * io.github.workerpool:pool-adaptive (the starter has it).
      */
     public static class Adaptive {
 

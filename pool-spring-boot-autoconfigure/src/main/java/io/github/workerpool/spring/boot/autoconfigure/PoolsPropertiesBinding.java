@@ -28,8 +28,8 @@ final class PoolsPropertiesBinding {
      * binds as if it were absent: the option silently falls back to its default, and an instance
      * whose only option is empty is not created at all. So an empty option is refused before
      * binding, except adaptive.drop-on, a list, whose empty value means none (it clears what
-     * pools.defaults lists). An empty group (pools.instances.mail: with nothing under it) stays allowed: it
-     * declares a pool that takes everything from pools.defaults.
+     * pools.defaults lists). An empty group (pools.instances.mail: with nothing under it) stays
+     * allowed: it declares a pool that takes everything from pools.defaults.
      */
 
     private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");

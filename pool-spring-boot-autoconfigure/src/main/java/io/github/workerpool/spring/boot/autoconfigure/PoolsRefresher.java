@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import io.github.workerpool.PoolConfig;
 import org.apache.commons.logging.Log;
@@ -169,8 +168,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     }
 
     private static String describe(boolean enabled, PoolSettings.AdaptiveSettings settings) {
-        String dropOn = settings.dropOn().isEmpty() ? ""
-                : settings.dropOn().stream().map(Class::getName).collect(Collectors.joining(", ", ", drop-on ", ""));
+        String dropOn = settings.dropOn().isEmpty() ? "" : ", drop-on " + String.join(", ", settings.dropOnNames());
         return (enabled ? "on" : "off") + " (" + settings.algorithm() + " [" + settings.minCapacity() + ", "
                 + settings.maxCapacity() + "]" + dropOn + ")";
     }

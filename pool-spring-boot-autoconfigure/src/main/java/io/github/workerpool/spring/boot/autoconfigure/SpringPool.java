@@ -294,8 +294,8 @@ final class SpringPool extends ForwardingPool
     /**
      * Runs the task as {@link #submit(Callable)} does, so that its failure is the pool's to see:
      * {@code pool.tasks.failed}, the pool's listeners and {@code adaptive.drop-on} count it.
-     * (Spring's default goes through {@code CompletableFuture.supplyAsync}, which catches the
-     * failure before the pool sees it; {@code @Async} methods that return a
+     * (Spring's default goes through {@code CompletableFuture}'s own async wrapper, which catches
+     * the failure before the pool sees it; {@code @Async} methods that return a
      * {@code CompletableFuture} come here.) The future completes as the task does. Cancelling it
      * cancels the task if it has not started; one that runs is not interrupted, as with any
      * {@code CompletableFuture}. A forced stop, {@link #shutdownNow()}, {@link #releaseNow()} and
@@ -310,7 +310,7 @@ final class SpringPool extends ForwardingPool
         try {
             future = this.pool.submit(() -> {
                 if (!this.completables.remove(result)) {
-                    return null; // cancelled (by its caller or a forced stop) before it started
+                    return null; // cancelled before it started: by its caller, or a path that drops tasks unrun
                 }
                 try {
                     T value = task.call();
