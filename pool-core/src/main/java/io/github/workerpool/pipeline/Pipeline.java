@@ -31,7 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li><b>Slot holding.</b> A batch that finished stage i keeps its stage-i slot until it gets a
  *     stage-(i+1) slot. A slow stage slows everything before it, nothing jumps ahead, and at
  *     most the sum of the limits batches are in flight, so their memory is bounded.</li>
- * <li><b>Failure stops in order.</b> When a step throws, its batch stops, and every later batch
+ * <li><b>Failure stops in order.</b> When a step throws (or returns with its thread interrupted,
+ *     which fails it with an {@link InterruptedException}: its work was most likely cut short),
+ *     its batch stops, and every later batch
  *     stops at its next stage boundary (the stage it is running finishes, the next one never
  *     starts); earlier batches run to the end. From then on {@code submit} returns
  *     {@code false}, and {@link #await()} throws the first failure in batch order. If batch 12
@@ -92,7 +94,8 @@ public final class Pipeline implements AutoCloseable {
      *
      * Threads: each admitted batch runs on a worker of an internal WorkerPool whose capacity is
      * the sum of the limits; admitted batches hold at least one slot until they end, so a worker
-     * is free or about to be.
+     * is free or about to be, and the pool's queue (as long as the pool) holds a batch until it
+     * is. A step's leftover interrupt fails its batch and is cleared (runBatch).
      */
 
     private final String name;
@@ -135,7 +138,11 @@ public final class Pipeline implements AutoCloseable {
         for (int l : limits) {
             sum += l;
         }
-        this.workers = WorkerPool.builder().name(name).capacity((int) Math.min(Integer.MAX_VALUE, sum))
+        // A queue as long as the pool: admitted batches number at most the sum of the limits (each
+        // holds a slot), so it never fills, and submit never waits for a worker that is still
+        // finishing the batch that freed the slot (an interrupt there would fail the batch).
+        int capacity = (int) Math.min(Integer.MAX_VALUE, sum);
+        this.workers = WorkerPool.builder().name(name).capacity(capacity).queueCapacity(capacity)
                 .expiry(Duration.ofSeconds(1)).build();
         this.pool = new OwnedPool(workers, name);
     }
@@ -216,7 +223,8 @@ public final class Pipeline implements AutoCloseable {
         try {
             workers.execute(b);
         } catch (RejectedExecutionException e) {
-            // The thread could not be started (thread factory failure): the batch fails at stage 1.
+            // The thread could not be started (thread factory failure; the queue never fills): the
+            // batch fails at stage 1.
             lock.lock();
             try {
                 occupied[0]--;
@@ -487,6 +495,14 @@ public final class Pipeline implements AutoCloseable {
             } catch (Throwable t) {
                 error = t;
             }
+            // Nobody else interrupts the pipeline's threads, so an interrupt left set is the step's:
+            // its work was most likely cut short (a watchdog, a swallowed InterruptedException), so
+            // the batch fails rather than pass a half-done stage on. Cleared either way, so that it
+            // never reaches the next step or the wait for the next stage.
+            if (Thread.interrupted() && error == null) {
+                error = new InterruptedException("the step of stage " + (i + 1)
+                        + " returned with its thread interrupted: its work may be incomplete");
+            }
             lock.lock();
             try {
                 running[i]--;
@@ -502,15 +518,23 @@ public final class Pipeline implements AutoCloseable {
                     return;
                 }
                 boolean in;
+                InterruptedException interrupted = null;
                 try {
                     in = enterLocked(b, i + 1);
                 } catch (InterruptedException e) {
-                    // Only shutdownNow of the internal pool interrupts us: stop here, in order.
-                    stopFrom = Math.min(stopFrom, b.number);
+                    // Unreachable as far as the pipeline knows (its pool's lifecycle is its own, and
+                    // the step's interrupt was cleared above); if it happens, the batch fails here,
+                    // in order, rather than stopping without a word.
+                    interrupted = e;
                     in = false;
                 }
                 occupied[i]--; // released only now: slot holding
                 changed.signalAll();
+                if (interrupted != null) {
+                    failLocked(b, i + 1, interrupted);
+                    endLocked(b, Outcome.FAILED);
+                    return;
+                }
                 if (!in) {
                     endLocked(b, Outcome.STOPPED);
                     return;

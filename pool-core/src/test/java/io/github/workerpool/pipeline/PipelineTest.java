@@ -2,6 +2,8 @@ package io.github.workerpool.pipeline;
 
 import io.github.workerpool.Invariants;
 import io.github.workerpool.Latches;
+import io.github.workerpool.Pool;
+import io.github.workerpool.PoolListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -378,6 +381,78 @@ class PipelineTest {
             assertThat(s.completed()).isEqualTo(1);
             assertThat(s.stopped()).isEqualTo(1);
         });
+    }
+
+    @Test
+    void aStepThatReturnsWithItsThreadInterrupted_failsItsBatch_inOrder_andAwaitSaysSo() throws Exception {
+        // The usual "catch InterruptedException, restore the flag, return" of a step whose work was
+        // cut short: the batch fails (not a silent stop, not a half-done stage passed on), and
+        // batch 1, ahead of it, still completes.
+        Pipeline p = pipeline(2, 1);
+        CountDownLatch inStage2 = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicBoolean secondReachedStage2 = new AtomicBoolean();
+        assertThat(p.submit(() -> { }, () -> {
+            inStage2.countDown();
+            Latches.pass(releaseFirst);
+        })).isTrue();
+        Latches.pass(inStage2);
+        assertThat(p.submit(() -> Thread.currentThread().interrupt(), () -> secondReachedStage2.set(true))).isTrue();
+        await().atMost(WAIT).until(() -> p.stats().failed() == 1);
+        releaseFirst.countDown();
+        assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.batch()).isEqualTo(2);
+            assertThat(e.stage()).isEqualTo(1);
+            assertThat(e.getCause()).isInstanceOf(InterruptedException.class).hasMessageContaining("stage 1");
+        });
+        assertThat(secondReachedStage2).isFalse();
+        assertThat(p.stats()).satisfies(s -> {
+            assertThat(s.completed()).isEqualTo(1);
+            assertThat(s.failed()).isEqualTo(1);
+            assertThat(s.stopped()).isZero();
+        });
+    }
+
+    @Test
+    void interruptingTheSubmitter_afterItsBatchWasAdmitted_doesNotFailTheBatch() throws Exception {
+        // Batch 1 has ended (its slot is free) but its worker is still busy in a listener: batch 2 is
+        // admitted and handed to the pool, which must not make the submitter wait for that worker
+        // (an interrupt there used to fail batch 2 with a PoolOverloadException).
+        Pipeline p = pipeline(1);
+        CountDownLatch inEnded = new CountDownLatch(1);
+        CountDownLatch releaseListener = new CountDownLatch(1);
+        p.pool().addListener(new PoolListener() {
+            @Override
+            public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+                if (inEnded.getCount() > 0) {
+                    inEnded.countDown();
+                    Latches.pass(releaseListener);
+                }
+            }
+        });
+        assertThat(p.submit(() -> { })).isTrue();
+        Latches.pass(inEnded);
+        AtomicBoolean ran = new AtomicBoolean();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        CountDownLatch submitted = new CountDownLatch(1);
+        Thread submitter = new Thread(() -> {
+            try {
+                outcome.set(p.submit(() -> ran.set(true)));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+            submitted.countDown();
+            Thread.currentThread().interrupt(); // too late to matter: the batch is the pipeline's now
+        });
+        submitter.start();
+        // The listener holds the worker for up to 10 s: half that is "at once" here.
+        assertThat(submitted.await(5, TimeUnit.SECONDS)).as("submit returned without waiting for the busy worker").isTrue();
+        assertThat(outcome.get()).isEqualTo(true);
+        submitter.join(5000);
+        releaseListener.countDown();
+        p.await();
+        assertThat(ran).isTrue();
+        assertThat(p.stats().completed()).isEqualTo(2);
     }
 
     @Test
