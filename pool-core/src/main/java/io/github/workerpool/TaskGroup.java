@@ -53,6 +53,13 @@ import java.util.stream.StreamSupport;
  * see the end before the submitter is done; submit first, or use {@link #awaitAll()} once the
  * submitter has finished.
  *
+ * <p>Every task ends, whatever happens to its pool: a task the pool refuses, or that the pool
+ * stops before it starts ({@code shutdownNow}), fails with a {@link RejectedExecutionException};
+ * running a future that {@code shutdownNow} returned does nothing then. An executor other than
+ * this library's pools cannot tell the group: a task it drops unrun (a
+ * {@code ThreadPoolExecutor}'s {@code shutdownNow} or discard policy) stays pending until the
+ * group is {@linkplain #cancel() cancelled}.
+ *
  * <p>This class is thread-safe; tasks may be submitted from any thread.
  *
  * @param <R> the tasks' result type
@@ -103,8 +110,11 @@ public final class TaskGroup<R> {
         this.deadline = b.deadline;
         this.deadlineAt = deadline == null ? 0L : System.nanoTime() + deadline.toNanos();
         if (deadline != null) {
+            // Run on the JDK's delay thread itself (as CompletableFuture.orTimeout does), not handed
+            // to the common pool, which may be busy for as long as it likes (blocking work in
+            // parallel streams or supplyAsync) and would hold the deadline up as long.
             WeakReference<TaskGroup<R>> ref = new WeakReference<>(this);
-            CompletableFuture.delayedExecutor(deadline.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            CompletableFuture.delayedExecutor(deadline.toNanos(), TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
                 TaskGroup<R> g = ref.get();
                 if (g != null) {
                     g.expire();
@@ -179,13 +189,21 @@ public final class TaskGroup<R> {
         Future<?> f;
         try {
             f = executor.submit(t::runOnWorker);
-        } catch (RejectedExecutionException e) {
+        } catch (RuntimeException | Error e) {
+            // A rejection, or anything else the executor throws (a task decorator's bug): the
+            // task is in the group, so it must end, or awaitAll() would wait for it forever.
             finish(t, FAILED, null, e);
             throw e;
         }
         t.poolFuture = f;
+        if (f instanceof WorkerPool.PoolFuture) {
+            ((WorkerPool.PoolFuture<?>) f).whenDropped(() -> finish(t, FAILED, null, new RejectedExecutionException(
+                    "the pool was stopped (shutdownNow) before task " + t.index + " of the group started")));
+        }
         if (t.isCancelled()) {
-            f.cancel(true); // cancelled before we could pass the pool's future on
+            // Cancelled before we could pass the pool's future on; interrupting only if that cancel
+            // asked to (not a task cancelling itself, nor cancel(false)).
+            f.cancel(t.interruptOnCancel);
         }
         return t;
     }
@@ -367,7 +385,9 @@ public final class TaskGroup<R> {
             }
             stopped = true;
             for (Task<R> t : tasks) {
-                if (t.state == PENDING && finishLocked(t, CANCELLED, null, null)) {
+                if (t.state == PENDING) {
+                    t.interruptOnCancel = t.runner != Thread.currentThread(); // a task that stopped its group is not interrupted
+                    finishLocked(t, CANCELLED, null, null);
                     cancelledNow.add(t);
                 }
             }
@@ -393,12 +413,22 @@ public final class TaskGroup<R> {
 
     /** Moves the task to its terminal state, once; false if it already had one. */
     private boolean finish(Task<R> t, int state, R value, Throwable error) {
+        return finish(t, state, value, error, true);
+    }
+
+    /**
+     * finish(); {@code interrupt}: for a cancel, whether a running task may be interrupted (kept
+     * for submit(), which may only get the pool's future after the cancel).
+     */
+    private boolean finish(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
         boolean failFastNow;
         lock.lock();
         try {
-            if (!finishLocked(t, state, value, error)) {
+            if (t.state != PENDING) {
                 return false;
             }
+            t.interruptOnCancel = interrupt && t.runner != Thread.currentThread(); // before the state
+            finishLocked(t, state, value, error);
             failFastNow = state == FAILED && firstFailure == t && failFast && !stopped;
         } finally {
             lock.unlock();
@@ -484,6 +514,8 @@ public final class TaskGroup<R> {
         private final CompletableFuture<R> done = new CompletableFuture<>();
         private volatile Future<?> poolFuture;
         private volatile Thread runner;
+        /** For a cancel that lands before submit() has the pool's future: whether submit may interrupt. */
+        private volatile boolean interruptOnCancel;
         private volatile int state;   // written under the group's lock, after value and error
         private R value;
         private Throwable error;
@@ -559,7 +591,7 @@ public final class TaskGroup<R> {
          */
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            if (!group.finish(this, CANCELLED, null, null)) {
+            if (!group.finish(this, CANCELLED, null, null, mayInterruptIfRunning)) {
                 return false;
             }
             cancelPoolFuture(mayInterruptIfRunning);
@@ -668,7 +700,8 @@ public final class TaskGroup<R> {
         /**
          * Longest the group may take, counted from {@link #build()}: then every unfinished task is
          * cancelled, later submissions are cancelled, and {@link TaskGroup#awaitAll()} throws
-         * {@link TimeoutException}. Default: none.
+         * {@link TimeoutException}. The JDK's {@link CompletableFuture} delay thread cancels them,
+         * so a busy pool or common pool does not hold the deadline up. Default: none.
          */
         public Builder deadline(Duration deadline) {
             if (deadline == null || deadline.isNegative() || deadline.isZero()) {

@@ -1180,6 +1180,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             woken.add(s);
         }
         handOffAll(woken, Worker.POLL); // each sees STOP and exits
+        for (Object t : never) {
+            if (t instanceof PoolFuture) {
+                ((PoolFuture<?>) t).dropped(); // after unlocking: a TaskGroup ends its task there
+            }
+        }
         return never;
     }
 
@@ -1472,6 +1477,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /** A FutureTask that remembers what its callable threw, so the pool can count it as failed. */
     static final class PoolFuture<V> extends FutureTask<V> {
         Throwable failure; // written and read by the worker thread that runs it
+        // shutdownNow returned it unrun: the caller may still run it, but a TaskGroup waiting for it
+        // must hear of it (whenDropped), or its awaitAll() would wait forever.
+        private volatile boolean dropped;
+        private volatile Runnable onDrop;
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -1479,6 +1488,25 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
         PoolFuture(Runnable runnable, V value) {
             super(runnable, value);
+        }
+
+        /**
+         * Runs {@code action} once the pool returns this future unrun from shutdownNow (at once if
+         * it has already): possibly twice, if the two race, so it must be idempotent.
+         */
+        void whenDropped(Runnable action) {
+            onDrop = action;
+            if (dropped) {
+                action.run();
+            }
+        }
+
+        void dropped() {
+            dropped = true;
+            Runnable action = onDrop;
+            if (action != null) {
+                action.run();
+            }
         }
 
         @Override

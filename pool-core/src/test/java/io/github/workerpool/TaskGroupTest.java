@@ -308,4 +308,129 @@ class TaskGroupTest {
                 .satisfies(e -> assertThat(1 + e.getSuppressed().length).isEqualTo(c.failed()));
         await().atMost(WAIT).until(() -> pool.stats().submitted() == c.submitted());
     }
+
+    @Test
+    void aTaskThePoolStoppedBeforeItStarted_failsWithRejection_soAwaitAllEnds() throws Exception {
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+        TaskGroup<Integer> group = TaskGroup.of(pool);
+        CountDownLatch running = new CountDownLatch(1);
+        AtomicInteger secondRan = new AtomicInteger();
+        group.submit(() -> {
+            running.countDown();
+            new CountDownLatch(1).await(); // until shutdownNow interrupts it
+            return 1;
+        });
+        Latches.pass(running);
+        group.submit(secondRan::incrementAndGet); // queued behind it
+        List<Runnable> never = pool.shutdownNow();
+        assertThat(never).hasSize(1);
+        await().atMost(WAIT).until(() -> group.counts().pending() == 0); // else awaitAll() would wait forever
+        assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(InterruptedException.class);
+        assertThat(group.tasks().get(1).error()).isInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+                .hasMessageContaining("shutdownNow").hasMessageContaining("task 1");
+        assertThat(group.counts()).isEqualTo(new TaskGroup.Counts(2, 0, 0, 2, 0));
+        never.get(0).run(); // the caller may run what shutdownNow returned: the group has ended it
+        assertThat(secondRan).hasValue(0);
+    }
+
+    @Test
+    void aSubmitThatFailsWithAnythingButARejection_failsTheTask_soAwaitAllEnds() {
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .taskDecorator(r -> null).build()); // a buggy decorator: execute throws NullPointerException
+        TaskGroup<Integer> group = TaskGroup.of(pool);
+        assertThatThrownBy(() -> group.submit(() -> 1)).isInstanceOf(NullPointerException.class);
+        assertThat(group.counts()).isEqualTo(new TaskGroup.Counts(1, 0, 0, 1, 0));
+        assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void aTaskThatCancelsItself_beforeSubmitHasThePoolsFuture_isNotInterrupted() throws Exception {
+        // An executor whose submit returns only once the task has cancelled itself: the submitting
+        // thread descheduled between the pool taking the task and submit() storing its future.
+        WorkerPool pool = pool(1);
+        CountDownLatch selfCancelled = new CountDownLatch(1);
+        java.util.concurrent.ExecutorService slowToReturn = new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                pool.execute(command);
+                Latches.pass(selfCancelled);
+            }
+
+            @Override
+            public void shutdown() {
+                pool.shutdown();
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return pool.shutdownNow();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return pool.isShutdown();
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return pool.isTerminated();
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+                return pool.awaitTermination(timeout, unit);
+            }
+        };
+        TaskGroup<Boolean> group = TaskGroup.of(slowToReturn);
+        CountDownLatch submitReturned = new CountDownLatch(1);
+        CountDownLatch taskReturned = new CountDownLatch(1);
+        AtomicInteger interrupted = new AtomicInteger();
+        group.submit(self -> {
+            self.cancel();
+            selfCancelled.countDown();
+            try {
+                Latches.pass(submitReturned); // its clean-up, after cancelling itself
+            } catch (IllegalStateException e) {
+                interrupted.incrementAndGet();
+            }
+            taskReturned.countDown();
+            return false;
+        });
+        submitReturned.countDown();
+        Latches.pass(taskReturned);
+        assertThat(interrupted).as("interrupted by its own cancel").hasValue(0);
+        assertThat(group.tasks().get(0).isCancelled()).isTrue();
+    }
+
+    @Test
+    void theDeadline_isKept_whileTheCommonPoolIsBusy() throws Exception {
+        int parallelism = java.util.concurrent.ForkJoinPool.getCommonPoolParallelism();
+        assertThat(parallelism).as("pool-core's surefire argLine gives the common pool two threads").isGreaterThan(1);
+        CountDownLatch releaseCommon = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(parallelism);
+        for (int i = 0; i < parallelism; i++) {
+            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+                busy.countDown();
+                Latches.pass(releaseCommon); // blocking work, as in a parallel stream doing I/O
+            });
+        }
+        try {
+            Latches.pass(busy);
+            WorkerPool pool = pool(1);
+            CountDownLatch releaseTask = new CountDownLatch(1);
+            TaskGroup<Integer> group = TaskGroup.builder(pool).deadline(Duration.ofMillis(100)).build();
+            group.submit(() -> {
+                releaseTask.await(); // interrupted by the deadline's cancel
+                return 1;
+            });
+            await().atMost(WAIT).until(group::isStopped);
+            assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class);
+            assertThat(releaseCommon.getCount()).as("the common pool was busy throughout").isEqualTo(1);
+        } finally {
+            releaseCommon.countDown();
+        }
+    }
 }
