@@ -1,12 +1,20 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
@@ -32,7 +40,19 @@ final class PoolsPropertiesBinding {
      * allowed: it declares a pool that takes everything from pools.defaults.
      */
 
+    /*
+     * An option that no pool has (queue-capcity, max-queue) is refused too: bound leniently, as
+     * Spring Boot binds by default, a misspelt option would leave its default in place without a
+     * word, and a pool meant to be bounded would run unbounded. Spring's NoUnboundElementsBindHandler
+     * finds them; pools.events and pools.web-server are bound by their own classes, so they are
+     * left out of this binding.
+     */
+
     private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");
+
+    /** The groups under {@code pools} that other classes bind. */
+    private static final List<ConfigurationPropertyName> BOUND_ELSEWHERE = List.of(
+            ConfigurationPropertyName.of("pools.events"), ConfigurationPropertyName.of("pools.web-server"));
 
     /** The options directly under {@code pools}, with their fixes. */
     private static final Map<String, String> TOP_LEVEL_FIXES = Map.of("default-pool",
@@ -51,12 +71,108 @@ final class PoolsPropertiesBinding {
      */
     static PoolsProperties bind(Environment environment) {
         rejectEmptyOptions(environment);
+        List<ConfigurationPropertySource> sources = new ArrayList<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            sources.add(source.filter((name) -> BOUND_ELSEWHERE.stream()
+                .noneMatch((group) -> group.equals(name) || group.isAncestorOf(name))));
+        }
+        Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment));
         try {
-            return Binder.get(environment).bind("pools", PoolsProperties.class).orElseGet(PoolsProperties::new);
+            return binder.bind("pools", Bindable.of(PoolsProperties.class),
+                    new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
+                .orElseGet(PoolsProperties::new);
         }
         catch (BindException ex) {
-            throw translate(ex, environment);
+            UnboundConfigurationPropertiesException unbound = unbound(ex);
+            throw (unbound != null) ? unknownOption(unbound, ex) : translate(ex, environment);
         }
+    }
+
+    private static UnboundConfigurationPropertiesException unbound(Throwable ex) {
+        for (Throwable t = ex; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof UnboundConfigurationPropertiesException unbound) {
+                return unbound;
+            }
+        }
+        return null;
+    }
+
+    /** The first property no pool option took, with the option it most likely meant. */
+    private static PoolConfigurationException unknownOption(UnboundConfigurationPropertiesException unbound,
+            BindException ex) {
+        ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
+        ConfigurationPropertyName name = property.getName();
+        String where = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+        String others = (unbound.getUnboundProperties().size() > 1)
+                ? " Also unknown: " + unbound.getUnboundProperties().stream().skip(1)
+                    .map((p) -> p.getName().toString()).toList() + "."
+                : "";
+        String meant = closestOption(name);
+        return new PoolConfigurationException(name.toString(), property.getValue(),
+                "no pool option has this name" + where,
+                ((meant != null) ? "Did you mean " + meant + "? Rename it, or remove it." : "Remove it.")
+                        + " The options are listed in the README and in your IDE's completion for pools.*;"
+                        + " an unknown one is refused, as a misspelt one would leave its default in place." + others,
+                ex);
+    }
+
+    /** The known property nearest to an unknown one, by edit distance; null if none is close. */
+    static String closestOption(ConfigurationPropertyName name) {
+        int elements = name.getNumberOfElements();
+        String group = (elements > 1) ? name.getElement(1, Form.DASHED) : "";
+        int first = switch (group) {
+            case "defaults" -> 2;
+            case "instances" -> 3;
+            default -> 1;
+        };
+        if (elements <= first) {
+            return null;
+        }
+        StringBuilder typed = new StringBuilder();
+        for (int i = first; i < elements; i++) {
+            typed.append((i > first) ? "." : "").append(name.getElement(i, Form.DASHED));
+        }
+        Stream<String> candidates = (first == 1)
+                ? Stream.of("default-pool", "propagate-context", "defaults", "instances", "events", "web-server")
+                : PoolSettings.FIXES.keySet().stream();
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : (Iterable<String>) candidates::iterator) {
+            int d = editDistance(typed.toString(), candidate);
+            if (d < bestDistance) {
+                best = candidate;
+                bestDistance = d;
+            }
+        }
+        // Close means at most a third of the name mistyped, as for a typo or a near synonym.
+        if (best == null || bestDistance > Math.max(2, best.length() / 3)) {
+            return null;
+        }
+        return switch (first) {
+            case 2 -> PoolSettings.property(null, best);
+            case 3 -> PoolSettings.property(name.getElement(2, Form.ORIGINAL), best);
+            default -> "pools." + best;
+        };
+    }
+
+    /** Levenshtein distance: insertions, deletions and substitutions. */
+    private static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     private static void rejectEmptyOptions(Environment environment) {

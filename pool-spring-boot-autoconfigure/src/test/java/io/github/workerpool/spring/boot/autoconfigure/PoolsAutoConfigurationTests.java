@@ -510,6 +510,44 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void misspeltOptionFailsStartupNamingTheOptionItMostLikelyMeant() {
+        // Bound leniently, queue-capcity would leave the pool's queue unbounded without a word.
+        this.runner.withPropertyValues("pools.instances.mail.capacity=4", "pools.instances.mail.queue-capcity=10")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).startsWith(
+                        "Invalid value '10' for property 'pools.instances.mail.queue-capcity': no pool option has this name");
+                assertThat(analysis.getAction()).startsWith("Did you mean pools.instances.mail.queue-capacity?");
+            });
+    }
+
+    @Test
+    void unknownOptionsInDefaultsNestedGroupsAndAtTheTopAreRefusedToo() {
+        this.runner.withPropertyValues("pools.defaults.expirey=5s")
+            .run((context) -> assertThat(analyze(context).getAction())
+                .startsWith("Did you mean pools.defaults.expiry?"));
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.algoritm=vegas")
+            .run((context) -> assertThat(analyze(context).getAction())
+                .startsWith("Did you mean pools.instances.mail.adaptive.algorithm?"));
+        this.runner.withPropertyValues("pools.default-pol=mail")
+            .run((context) -> assertThat(analyze(context).getAction()).startsWith("Did you mean pools.default-pool?"));
+        this.runner.withPropertyValues("pools.instances.mail.max-queue=10", "pools.instances.mail.colour=red")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("'pools.instances.mail.colour'");
+                assertThat(analysis.getAction()).startsWith("Remove it.")
+                    .contains("Also unknown: [pools.instances.mail.max-queue]");
+            });
+    }
+
+    @Test
+    void theGroupsOtherClassesBindAndAnEmptyInstanceAreNotUnknownOptions() {
+        this.runner.withPropertyValues("pools.defaults.capacity=2", "pools.instances.mail.capacity=2", "pools.instances.reports=",
+                "pools.events.enabled=false", "pools.web-server.pool=mail")
+            .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void poolNameWithDotsIsNamedInBracketsInTheReport() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
             .withPropertyValues("pools.instances.[mail.eu].capacity=0")

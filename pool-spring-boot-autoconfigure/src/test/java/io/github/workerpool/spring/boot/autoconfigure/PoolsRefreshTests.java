@@ -99,6 +99,18 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aMisspeltOptionIsWarned_andNoPoolChanges(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.capcity", "4", "pools.instances.crawler.capacity", "5"));
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
+            assertThat(output).contains("Pools not refreshed: Invalid value '4' for property "
+                    + "'pools.instances.mail.capcity': no pool option has this name")
+                .contains("Did you mean pools.instances.mail.capacity?");
+        });
+    }
+
+    @Test
     void anOptionFixedAtBuildOrAnotherKindOfQueue_isWarnedToTakeARestart(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.crawler.queue-capacity",
