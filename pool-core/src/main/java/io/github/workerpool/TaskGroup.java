@@ -102,6 +102,7 @@ public final class TaskGroup<R> {
     private int cancelled;
     private boolean stopped;   // cancel(), fail-fast or the deadline: new tasks are cancelled
     private boolean timedOut;  // the deadline cancelled a task
+    private boolean stoppedByDeadline; // the deadline stopped the group (not cancel() or fail-fast before it)
     private Task<R> firstFailure;
 
     private TaskGroup(Builder b) {
@@ -261,7 +262,10 @@ public final class TaskGroup<R> {
 
     /**
      * Waits until every submitted task is done and returns their values in submission order;
-     * a cancelled task contributes {@code null} (see {@link #tasks()} to tell them apart).
+     * a cancelled task contributes {@code null} (see {@link #tasks()} to tell them apart). A
+     * cancelled task is done at once, as with any {@link Future}, though its code may still be
+     * running until it sees the interrupt: unlike Go's {@code errgroup.Wait}, this does not wait
+     * for that code to return.
      *
      * @return the values, in submission order
      * @throws ExecutionException if a task failed: its cause is the failure that stopped the
@@ -383,6 +387,9 @@ public final class TaskGroup<R> {
             if (byDeadline && pending > 0) {
                 timedOut = true;
             }
+            if (byDeadline && !stopped) {
+                stoppedByDeadline = true; // so a task submitted later, and cancelled, counts as timed out
+            }
             stopped = true;
             for (Task<R> t : tasks) {
                 if (t.state == PENDING) {
@@ -464,7 +471,7 @@ public final class TaskGroup<R> {
             }
             default -> {
                 cancelled++;
-                if (stopped && deadline != null && System.nanoTime() - deadlineAt >= 0) {
+                if (stoppedByDeadline) {
                     timedOut = true;
                 }
             }

@@ -216,6 +216,17 @@ class TaskGroupTest {
     }
 
     @Test
+    void aGroupCancelledBeforeItsDeadline_doesNotReportATimeout_forATaskSubmittedAfterIt() throws Exception {
+        WorkerPool pool = pool(1);
+        long builtAt = System.nanoTime();
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(300)).build());
+        group.cancel(); // the user stops it; the deadline passes afterwards
+        await().atMost(WAIT).until(() -> System.nanoTime() - builtAt > TimeUnit.MILLISECONDS.toNanos(400));
+        assertThat(group.submit(() -> "after").isCancelled()).isTrue();
+        assertThat(group.awaitAll()).as("cancelled by the user, not timed out").containsExactly((String) null);
+    }
+
+    @Test
     void aTaskException_becomesItsError_withItsStackTrace() throws Exception {
         WorkerPool pool = pool(1);
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
