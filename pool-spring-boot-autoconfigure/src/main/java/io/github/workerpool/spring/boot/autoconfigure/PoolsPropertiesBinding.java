@@ -118,27 +118,18 @@ final class PoolsPropertiesBinding {
 
     /** The known property nearest to an unknown one, by edit distance; null if none is close. */
     static String closestOption(ConfigurationPropertyName name) {
-        int elements = name.getNumberOfElements();
-        String group = (elements > 1) ? name.getElement(1, Form.DASHED) : "";
-        int first = switch (group) {
-            case "defaults" -> 2;
-            case "instances" -> 3;
-            default -> 1;
-        };
-        if (elements <= first) {
+        int first = firstOptionElement(name);
+        if (name.getNumberOfElements() <= first) {
             return null;
         }
-        StringBuilder typed = new StringBuilder();
-        for (int i = first; i < elements; i++) {
-            typed.append((i > first) ? "." : "").append(name.getElement(i, Form.DASHED));
-        }
+        String typed = optionPath(name, first, Form.DASHED);
         Stream<String> candidates = (first == 1)
                 ? Stream.of("default-pool", "propagate-context", "defaults", "instances", "events", "web-server")
                 : PoolSettings.FIXES.keySet().stream();
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : (Iterable<String>) candidates::iterator) {
-            int d = editDistance(typed.toString(), candidate);
+            int d = editDistance(typed, candidate);
             if (d < bestDistance) {
                 best = candidate;
                 bestDistance = d;
@@ -226,26 +217,37 @@ final class PoolsPropertiesBinding {
         if (elements < 2 || !POOLS.isAncestorOf(name)) {
             return null;
         }
-        String group = name.getElement(1, Form.UNIFORM);
-        int first = switch (group) {
-            case "defaults" -> 2;
-            case "instances" -> 3;
-            default -> 1;
-        };
+        int first = firstOptionElement(name);
         if (elements <= first) {
             return null;
         }
-        StringBuilder uniform = new StringBuilder();
-        for (int i = first; i < elements; i++) {
-            uniform.append((i > first) ? "." : "").append(name.getElement(i, Form.UNIFORM));
-        }
+        String uniform = optionPath(name, first, Form.UNIFORM);
         Map<String, String> options = (first == 1) ? TOP_LEVEL_FIXES : PoolSettings.FIXES;
         for (String option : options.keySet()) {
-            if (option.replace("-", "").equals(uniform.toString())) {
+            if (option.replace("-", "").equals(uniform)) {
                 return option;
             }
         }
         return null;
+    }
+
+    /** Where a pool option starts in a name under pools: 2 under defaults, 3 under instances.NAME, else 1. */
+    private static int firstOptionElement(ConfigurationPropertyName name) {
+        String group = (name.getNumberOfElements() > 1) ? name.getElement(1, Form.UNIFORM) : "";
+        return switch (group) {
+            case "defaults" -> 2;
+            case "instances" -> 3;
+            default -> 1;
+        };
+    }
+
+    /** The name's elements from {@code first} on, joined by dots, in the given form. */
+    private static String optionPath(ConfigurationPropertyName name, int first, Form form) {
+        StringBuilder path = new StringBuilder();
+        for (int i = first; i < name.getNumberOfElements(); i++) {
+            path.append((i > first) ? "." : "").append(name.getElement(i, form));
+        }
+        return path.toString();
     }
 
     /** The fix for an option, as a phrase that follows "Update property: ". */
