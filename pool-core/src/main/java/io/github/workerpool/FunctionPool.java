@@ -231,7 +231,7 @@ public final class FunctionPool<T> implements Pool {
      */
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        return pool.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return pool.awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -149,6 +149,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         int n = pools.length;
         int start = Math.floorMod(next.getAndIncrement(), n);
         if (loadBalancing == LoadBalancing.ROUND_ROBIN || n == 1) {
+            // A sub-pool shut down on its own gives up its turns, each to the next turn in line
+            // (not to its neighbour, which would then get two turns in a round).
+            for (int k = 1; k < n && pools[start].isClosed(); k++) {
+                start = Math.floorMod(next.getAndIncrement(), n);
+            }
             return start;
         }
         int best = start;
@@ -156,6 +161,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         for (int k = 0; k < n; k++) {
             int i = (start + k) % n;
             WorkerPool p = pools[i];
+            if (p.isClosed()) {
+                continue; // shut down on its own: out of the rotation, not the least busy
+            }
             long load = (long) p.running() + p.queued() + p.waiting();
             if (load < bestLoad) {
                 best = i;
@@ -246,7 +254,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     /** Sum of the sub-pools' {@code free()}; -1 if any is unbounded. */
     @Override
     public int free() {
-        int sum = 0;
+        long sum = 0; // capped as capacity() is: two pools of Integer.MAX_VALUE would wrap to -2
         for (WorkerPool p : pools) {
             int f = p.free();
             if (f < 0) {
@@ -254,7 +262,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             sum += f;
         }
-        return sum;
+        return (int) Math.min(Integer.MAX_VALUE, sum);
     }
 
     /** Callers blocked waiting for a worker, over all sub-pools. */
@@ -299,7 +307,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         long runTimeouts = 0;
         for (WorkerPool p : pools) {
             PoolStats s = p.stats();
-            capacity = capacity < 0 || s.capacity() < 0 ? -1 : capacity + s.capacity();
+            capacity = capacity < 0 || s.capacity() < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, (long) capacity + s.capacity());
             running += s.running();
             idle += s.idle();
             waiting += s.waiting();
@@ -425,7 +433,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         shutdown();
-        return awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /** Reopens every shut-down sub-pool (ants {@code Reboot}). */

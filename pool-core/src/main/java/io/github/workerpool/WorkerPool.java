@@ -589,7 +589,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             submittedAt = timed.submitted;
             task = timed.work;
         }
-        Object original = task instanceof Decorated ? ((Decorated) task).original : task;
+        // A FunctionPool's work is its function's argument, which may be any object, a PoolFuture
+        // too: only a Runnable pool's PoolFuture is the pool's own.
+        Object original = function != null ? null : task instanceof Decorated ? ((Decorated) task).original : task;
         if (original instanceof PoolFuture && ((PoolFuture<?>) original).isCancelled()) {
             w.addCancelled();
             return;
@@ -1181,7 +1183,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
         handOffAll(woken, Worker.POLL); // each sees STOP and exits
         for (Object t : never) {
-            if (t instanceof PoolFuture) {
+            if (function == null && t instanceof PoolFuture) { // a FunctionPool's argument is not its own
                 ((PoolFuture<?>) t).dropped(); // after unlocking: a TaskGroup ends its task there
             }
         }
@@ -1201,7 +1203,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         shutdown();
-        return awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 
     /**

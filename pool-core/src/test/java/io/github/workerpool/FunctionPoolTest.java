@@ -217,4 +217,35 @@ class FunctionPoolTest {
         assertThat(maxConcurrent.get()).isLessThanOrEqualTo(4);
         assertThat(pool.stats().rejected()).isZero();
     }
+
+    @Test
+    void anArgumentThatIsAPoolsFuture_isJustAnArgument() throws Exception {
+        // Found by a review: a failed future counted the call as failed, a cancelled one skipped
+        // the function, though the function is what the FunctionPool runs.
+        WorkerPool other = invariants.track(builder(1).queueCapacity(5).build());
+        java.util.concurrent.Future<?> failed = other.submit(() -> {
+            throw new IllegalStateException("the other pool's task failed");
+        });
+        await().atMost(WAIT).until(failed::isDone);
+        CountDownLatch release = new CountDownLatch(1);
+        other.execute(() -> Latches.pass(release));
+        java.util.concurrent.Future<?> cancelled = other.submit(() -> { });
+        cancelled.cancel(false);
+        release.countDown();
+        List<Object> seen = new CopyOnWriteArrayList<>();
+        FunctionPool<java.util.concurrent.Future<?>> pool = invariants.track(FunctionPool.of(builder(1), seen::add));
+        pool.invoke(failed);
+        pool.invoke(cancelled);
+        await().atMost(WAIT).until(() -> pool.stats().completed() == 2);
+        assertThat(seen).containsExactly(failed, cancelled);
+        assertThat(pool.stats().failed()).isZero();
+        assertThat(pool.stats().cancelled()).isZero();
+    }
+
+    @Test
+    void awaitTermination_takesAnyDuration_asAWorkerPoolDoes() throws Exception {
+        FunctionPool<String> pool = invariants.track(FunctionPool.of(builder(1), s -> { }));
+        pool.release();
+        assertThat(pool.awaitTermination(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+    }
 }

@@ -215,4 +215,38 @@ class MultiPoolTest {
         assertThat(pools.stats().rejected()).isZero();
         assertThat(pools.pools()).allSatisfy(p -> assertThat(p.stats().submitted()).isPositive());
     }
+
+    @Test
+    void aSubPoolShutDownOnItsOwn_isOutOfTheRotation_itsTasksSpreadOverTheOthers() {
+        // Found by a review: it read as the least busy (LEAST_TASKS), or kept its turn (ROUND_ROBIN),
+        // and its successor took every task it refused.
+        for (LoadBalancing balancing : LoadBalancing.values()) {
+            MultiPool pools = invariants.track(MultiPool.of(3, builder(10), balancing));
+            pools.pool(0).shutdown();
+            for (int i = 0; i < 6; i++) {
+                pools.execute(blocker());
+            }
+            await().atMost(WAIT).until(() -> pools.running() == 6);
+            assertThat(new int[] {pools.pool(1).running(), pools.pool(2).running()})
+                    .as("running per open sub-pool, " + balancing).containsExactly(3, 3);
+        }
+        release.countDown();
+    }
+
+    @Test
+    void releaseTimeout_andAwaitTermination_takeAnyDuration() throws Exception {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        assertThat(pools.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).as("overflowed after shutting down")
+                .isTrue();
+        WorkerPool single = invariants.track(builder(1).build());
+        assertThat(single.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+    }
+
+    @Test
+    void freeAndStatsCapacity_saturateAsCapacityDoes() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(Integer.MAX_VALUE), LoadBalancing.ROUND_ROBIN));
+        assertThat(pools.capacity()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(pools.free()).as("free(), not a wrapped -2").isEqualTo(Integer.MAX_VALUE);
+        assertThat(pools.stats().capacity()).isEqualTo(Integer.MAX_VALUE);
+    }
 }
