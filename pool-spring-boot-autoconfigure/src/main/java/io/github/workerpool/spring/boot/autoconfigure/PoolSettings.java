@@ -352,6 +352,9 @@ final class PoolSettings {
         for (PoolOption option : PoolOption.values()) {
             Object value = value(option::get);
             if (adaptiveCapacity && option == PoolOption.CAPACITY) {
+                if (value != null) {
+                    check(option, value, current); // handed to adaptive sizing apart, but refused here if bad
+                }
                 continue;
             }
             if (value == null) {
@@ -365,13 +368,7 @@ final class PoolSettings {
                 restartOnly.add(property + "=" + value + " (the pool has " + option.read(current) + ")");
                 continue;
             }
-            try {
-                next = option.applyTo(next, value);
-            }
-            catch (IllegalArgumentException | IllegalStateException ex) {
-                throw new PoolConfigurationException(property, value, ex.getMessage(),
-                        "Update " + property + ": " + option.fix() + ".");
-            }
+            next = check(option, value, next);
         }
         if (next.preAlloc() && next.capacity() != current.capacity()) {
             String property = source(PoolOption.CAPACITY.property(), PoolsProperties.Pool::getCapacity);
@@ -380,6 +377,18 @@ final class PoolSettings {
             next = next.withCapacity(current.capacity());
         }
         return next;
+    }
+
+    /** The options with one option changed; a PoolConfigurationException naming its property if the value is bad. */
+    private PoolConfig check(PoolOption option, Object value, PoolConfig config) {
+        try {
+            return option.applyTo(config, value);
+        }
+        catch (IllegalArgumentException | IllegalStateException ex) {
+            String property = source(option.property(), option::get);
+            throw new PoolConfigurationException(property, value, ex.getMessage(),
+                    "Update " + property + ": " + option.fix() + ".");
+        }
     }
 
     /** The configured capacity, or null if neither the pool nor pools.defaults sets it. */

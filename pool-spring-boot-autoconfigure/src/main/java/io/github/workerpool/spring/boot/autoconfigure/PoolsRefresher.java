@@ -1,5 +1,6 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
@@ -39,6 +41,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
      */
 
     private static final Log logger = LogFactory.getLog(PoolsRefresher.class);
+
+    private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");
 
     private final Environment environment;
 
@@ -82,7 +86,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
                 continue;
             }
-            refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
+            if (touches(keys, name)) { // else it keeps its options, a tune from the endpoint among them
+                refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
+            }
         }
         for (String removed : running.keySet()) {
             logger.warn("Pool '" + removed + "' is no longer in pools.instances; it keeps running until a restart "
@@ -97,6 +103,31 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
     }
 
+    /**
+     * Whether a changed key sets the pool's options: one under its {@code pools.instances.NAME},
+     * under {@code pools.defaults}, or one under {@code pools} that names no other group.
+     */
+    static boolean touches(Set<String> keys, String pool) {
+        ConfigurationPropertyName instance = ConfigurationPropertyName.of("pools.instances").append("[" + pool + "]");
+        for (String key : keys) {
+            ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
+            if (!POOLS.isAncestorOf(name)) {
+                continue;
+            }
+            String group = name.getElement(1, ConfigurationPropertyName.Form.UNIFORM);
+            boolean own = instance.equals(name) || instance.isAncestorOf(name);
+            boolean elsewhere = switch (group) {
+                case "instances" -> !own;
+                case "defaultpool", "propagatecontext", "webserver", "events" -> true;
+                default -> false;
+            };
+            if (!elsewhere) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void refresh(SpringPool pool, PoolSettings settings) {
         String name = settings.name();
         List<String> restartOnly = new ArrayList<>();
@@ -105,7 +136,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         AdaptiveSupport.Control adaptive = pool.adaptive();
         String adaptiveChange;
         try {
+            // Every check that can refuse the refresh comes before the first change: a refused
+            // value leaves the pool with all its options.
             PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
+            Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
             boolean adaptiveCapacity = adaptive != null && (adaptive.enabled() || nextAdaptive.enabled());
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
@@ -117,9 +151,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                         + ")");
             }
             adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
-            if (!Objects.equals(settings.awaitTerminationPeriod(), pool.awaitTerminationPeriod())) {
+            if (!Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
                 restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
-                        + settings.awaitTerminationPeriod());
+                        + awaitTerminationPeriod);
             }
         }
         catch (PoolConfigurationException ex) {

@@ -396,6 +396,18 @@ class PoolsAdaptiveTests {
         });
     }
 
+    @Test
+    void aBadCapacityForAnAdaptivePool_isRefusedByName_beforeAnyOptionChanges(CapturedOutput output) {
+        // Found by a review: the capacity, handed to adaptive sizing apart, went unchecked until the
+        // other options had changed, and the warning named no property.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.db.capacity", "0", "pools.instances.db.nonblocking", "true"));
+            assertThat(context.getBean("db", SpringPool.class).config().nonblocking()).isFalse();
+            assertThat(output).contains("Pool 'db' not refreshed, it keeps its options: Invalid value '0' for property "
+                    + "'pools.instances.db.capacity'");
+        });
+    }
+
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed-" + values, values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));

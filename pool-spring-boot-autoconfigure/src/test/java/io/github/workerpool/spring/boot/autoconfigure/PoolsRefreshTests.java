@@ -99,6 +99,43 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aRefreshOfOnePool_leavesAnotherPoolsTuneAlone() {
+        // Found by a review: every pool was reconfigured from its properties, undoing an operator's tune.
+        this.runner.run((context) -> {
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            crawler.tune(10);
+            refresh(context, Map.of("pools.instances.mail.capacity", "8"));
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(8);
+            assertThat(crawler.capacity()).as("tuned, and its properties did not change").isEqualTo(10);
+            refresh(context, Map.of("pools.defaults.queue-timeout", "2s"));
+            assertThat(crawler.capacity()).as("a default changed: its properties apply again").isEqualTo(3);
+        });
+    }
+
+    @Test
+    void touches_namesThePoolsAKeySets() {
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mail.capacity"), "mail")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail].capacity"), "mail")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail.eu].capacity"), "mail.eu")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mail.capacity"), "crawler")).isFalse();
+        assertThat(PoolsRefresher.touches(Set.of("pools.defaults.expiry"), "crawler")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.web-server.pool", "pools.events.enabled", "pools.default-pool"),
+                "mail")).isFalse();
+    }
+
+    @Test
+    void aNegativeAwaitPeriod_isRefusedBeforeAnyOptionChanges(CapturedOutput output) {
+        // Found by a review: queue-capacity was applied, then the pool was said to keep its options.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.queue-capacity", "50",
+                    "pools.instances.mail.shutdown.await-termination-period", "-1s"));
+            assertThat(context.getBean("mail", SpringPool.class).config().queueCapacity()).isEqualTo(10);
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value 'PT-1S' for "
+                    + "property 'pools.instances.mail.shutdown.await-termination-period'");
+        });
+    }
+
+    @Test
     void aMisspeltOptionIsWarned_andNoPoolChanges(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.instances.mail.capcity", "4", "pools.instances.crawler.capacity", "5"));
