@@ -119,9 +119,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         Objects.requireNonNull(task, "task");
         int n = pools.length;
         int first = choose();
+        // Decorated once, however many pools are tried: the sub-pools share the builder's decorator.
+        Object work = pools[first].decorated(task);
         for (int k = 0; k < n; k++) {
             int i = (first + k) % n;
-            if (pools[i].tryExecute(task)) {
+            if (pools[i].tryWork(work)) {
                 return;
             }
         }
@@ -142,7 +144,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 }
             }
         }
-        chosen.execute(task);
+        chosen.submitWork(work);
     }
 
     private int choose() {

@@ -237,7 +237,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     @Override
     public void execute(Runnable task) {
         Objects.requireNonNull(task, "task");
-        submitWork(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
+        submitWork(decorated(task));
+    }
+
+    /** The task as this pool runs it: wrapped by the task decorator, if any, with the original kept. */
+    final Object decorated(Runnable task) {
+        return taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
     }
 
     /** The work, with its submit time if a listener or the queue timeout needs it. */
@@ -252,10 +257,19 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      */
     final boolean tryExecute(Runnable task) {
         Objects.requireNonNull(task, "task");
+        return tryWork(decorated(task));
+    }
+
+    /**
+     * tryExecute() for work already decorated ({@link #decorated}): MultiPool decorates a task
+     * once, however many of its pools it tries, since a decorator may open a span or capture a
+     * context per call.
+     */
+    final boolean tryWork(Object decoratedWork) {
         if (state != RUNNING) {
             return false;
         }
-        Object work = stamped(taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task)));
+        Object work = stamped(decoratedWork);
         if (countsOnSubmit) {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }

@@ -249,4 +249,32 @@ class MultiPoolTest {
         assertThat(pools.free()).as("free(), not a wrapped -2").isEqualTo(Integer.MAX_VALUE);
         assertThat(pools.stats().capacity()).isEqualTo(Integer.MAX_VALUE);
     }
+
+    @Test
+    void theTaskDecorator_wrapsEachTaskOnce_howeverManyPoolsAreTried() {
+        // Found by a review: each sub-pool tried decorated the task again (a span or a context
+        // captured per try), and the full-pool path once more.
+        AtomicInteger applied = new AtomicInteger();
+        AtomicInteger ran = new AtomicInteger();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).taskDecorator((r) -> {
+            applied.incrementAndGet();
+            return () -> {
+                ran.incrementAndGet();
+                r.run();
+            };
+        }), LoadBalancing.ROUND_ROBIN));
+        pools.execute(blocker()); // pool 0 is full from now on
+        await().atMost(WAIT).until(() -> pools.pool(0).running() == 1);
+        pools.execute(blocker()); // pool 1: full too
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        applied.set(0);
+        CountDownLatch third = new CountDownLatch(1);
+        Thread caller = new Thread(() -> pools.execute(third::countDown)); // both tried, then it waits for a worker
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.waiting() == 1);
+        release.countDown();
+        Latches.pass(third);
+        assertThat(applied).as("decorations of the third task").hasValue(1);
+        await().atMost(WAIT).until(() -> ran.get() == 3);
+    }
 }
