@@ -222,15 +222,16 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     /** Sum of the sub-pools' capacities; -1 if any is unbounded. */
     @Override
     public int capacity() {
-        long sum = 0;
+        int sum = 0;
         for (WorkerPool p : pools) {
-            int c = p.capacity();
-            if (c < 0) {
-                return -1;
-            }
-            sum += c;
+            sum = plus(sum, p.capacity());
         }
-        return (int) Math.min(Integer.MAX_VALUE, sum);
+        return sum;
+    }
+
+    /** A sum of capacities or free slots: -1 (unbounded) if either is, else capped at Integer.MAX_VALUE. */
+    private static int plus(int sum, int n) {
+        return (sum < 0 || n < 0) ? -1 : (int) Math.min(Integer.MAX_VALUE, (long) sum + n);
     }
 
     /** Tasks executing right now, over all sub-pools. */
@@ -256,15 +257,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     /** Sum of the sub-pools' {@code free()}; -1 if any is unbounded. */
     @Override
     public int free() {
-        long sum = 0; // capped as capacity() is: two pools of Integer.MAX_VALUE would wrap to -2
+        int sum = 0;
         for (WorkerPool p : pools) {
-            int f = p.free();
-            if (f < 0) {
-                return -1;
-            }
-            sum += f;
+            sum = plus(sum, p.free());
         }
-        return (int) Math.min(Integer.MAX_VALUE, sum);
+        return sum;
     }
 
     /** Callers blocked waiting for a worker, over all sub-pools. */
@@ -309,7 +306,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         long runTimeouts = 0;
         for (WorkerPool p : pools) {
             PoolStats s = p.stats();
-            capacity = capacity < 0 || s.capacity() < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, (long) capacity + s.capacity());
+            capacity = plus(capacity, s.capacity());
             running += s.running();
             idle += s.idle();
             waiting += s.waiting();

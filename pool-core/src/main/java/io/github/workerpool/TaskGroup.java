@@ -202,9 +202,9 @@ public final class TaskGroup<R> {
                     "the pool was stopped (shutdownNow) before task " + t.index + " of the group started")));
         }
         if (t.isCancelled()) {
-            // Cancelled before we could pass the pool's future on; interrupting only if that cancel
-            // asked to (not a task cancelling itself, nor cancel(false)).
-            f.cancel(t.interruptOnCancel);
+            // Cancelled before we could pass the pool's future on: as that cancel asked (no
+            // interrupt for a task cancelling itself, nor for cancel(false)).
+            t.cancelPoolFuture();
         }
         return t;
     }
@@ -392,9 +392,7 @@ public final class TaskGroup<R> {
             }
             stopped = true;
             for (Task<R> t : tasks) {
-                if (t.state == PENDING) {
-                    t.interruptOnCancel = t.runner != Thread.currentThread(); // a task that stopped its group is not interrupted
-                    finishLocked(t, CANCELLED, null, null);
+                if (t.state == PENDING && finishLocked(t, CANCELLED, null, null, true)) {
                     cancelledNow.add(t);
                 }
             }
@@ -407,13 +405,13 @@ public final class TaskGroup<R> {
         for (Task<R> t : cancelledNow) {
             t.done.cancel(false);
             if (t.runner == null) {
-                t.cancelPoolFuture(true);
+                t.cancelPoolFuture();
             } else {
                 running.add(t);
             }
         }
         for (Task<R> t : running) {
-            t.cancelPoolFuture(true);
+            t.cancelPoolFuture();
         }
         return cancelledNow.size();
     }
@@ -423,19 +421,14 @@ public final class TaskGroup<R> {
         return finish(t, state, value, error, true);
     }
 
-    /**
-     * finish(); {@code interrupt}: for a cancel, whether a running task may be interrupted (kept
-     * for submit(), which may only get the pool's future after the cancel).
-     */
+    /** finish(); {@code interrupt}: for a cancel, whether a running task may be interrupted. */
     private boolean finish(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
         boolean failFastNow;
         lock.lock();
         try {
-            if (t.state != PENDING) {
+            if (!finishLocked(t, state, value, error, interrupt)) {
                 return false;
             }
-            t.interruptOnCancel = interrupt && t.runner != Thread.currentThread(); // before the state
-            finishLocked(t, state, value, error);
             failFastNow = state == FAILED && firstFailure == t && failFast && !stopped;
         } finally {
             lock.unlock();
@@ -451,11 +444,17 @@ public final class TaskGroup<R> {
         return true;
     }
 
-    /** The state change and counts of finish(), under the lock; false if the task had already ended. */
-    private boolean finishLocked(Task<R> t, int state, R value, Throwable error) {
+    /**
+     * The state change and counts of finish(), under the lock; false if the task had already ended.
+     * {@code interrupt}: for a cancel, whether a running task may be interrupted, kept (before the
+     * state, which publishes it) for whoever cancels the pool's future: this caller, or submit()
+     * if it gets that future only after the cancel. Never the task that cancels itself or its group.
+     */
+    private boolean finishLocked(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
         if (t.state != PENDING) {
             return false;
         }
+        t.interruptOnCancel = interrupt && t.runner != Thread.currentThread();
         t.value = value;
         t.error = error;
         t.state = state;
@@ -521,7 +520,7 @@ public final class TaskGroup<R> {
         private final CompletableFuture<R> done = new CompletableFuture<>();
         private volatile Future<?> poolFuture;
         private volatile Thread runner;
-        /** For a cancel that lands before submit() has the pool's future: whether submit may interrupt. */
+        /** Whether cancelling the pool's future may interrupt the task (set by the cancel, see finishLocked). */
         private volatile boolean interruptOnCancel;
         private volatile int state;   // written under the group's lock, after value and error
         private R value;
@@ -601,15 +600,15 @@ public final class TaskGroup<R> {
             if (!group.finish(this, CANCELLED, null, null, mayInterruptIfRunning)) {
                 return false;
             }
-            cancelPoolFuture(mayInterruptIfRunning);
+            cancelPoolFuture();
             return true;
         }
 
-        /** Cancels the pool's future, interrupting the task only if it is not cancelling itself. */
-        void cancelPoolFuture(boolean mayInterruptIfRunning) {
+        /** Cancels the pool's future, interrupting the task as the cancel asked (interruptOnCancel). */
+        void cancelPoolFuture() {
             Future<?> f = poolFuture;
             if (f != null) {
-                f.cancel(mayInterruptIfRunning && runner != Thread.currentThread());
+                f.cancel(interruptOnCancel);
             }
         }
 

@@ -1196,9 +1196,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             woken.add(s);
         }
         handOffAll(woken, Worker.POLL); // each sees STOP and exits
-        for (Object t : never) {
-            if (function == null && t instanceof PoolFuture) { // a FunctionPool's argument is not its own
-                ((PoolFuture<?>) t).dropped(); // after unlocking: a TaskGroup ends its task there
+        if (function == null) { // a FunctionPool's arguments are not its own futures
+            for (Object t : never) {
+                if (t instanceof PoolFuture) {
+                    ((PoolFuture<?>) t).dropped(); // after unlocking: a TaskGroup ends its task there
+                }
             }
         }
         return never;
