@@ -124,7 +124,7 @@ final class PoolsPropertiesBinding {
         }
         String typed = optionPath(name, first, Form.DASHED);
         Stream<String> candidates = (first == 1)
-                ? Stream.of("default-pool", "propagate-context", "defaults", "instances", "events", "web-server")
+                ? Stream.concat(TOP_LEVEL_FIXES.keySet().stream(), Stream.of("defaults", "instances", "events", "web-server"))
                 : PoolSettings.FIXES.keySet().stream();
         String best = null;
         int bestDistance = Integer.MAX_VALUE;

@@ -42,7 +42,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     private static final Log logger = LogFactory.getLog(PoolsRefresher.class);
 
-    private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");
+    private static final ConfigurationPropertyName DEFAULTS = ConfigurationPropertyName.of("pools.defaults");
 
     private final Environment environment;
 
@@ -105,23 +105,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     /**
      * Whether a changed key sets the pool's options: one under its {@code pools.instances.NAME},
-     * under {@code pools.defaults}, or one under {@code pools} that names no other group.
+     * or under {@code pools.defaults}. (A key under {@code pools} that is no option of any group
+     * never gets here: binding refuses it.)
      */
     static boolean touches(Set<String> keys, String pool) {
         ConfigurationPropertyName instance = ConfigurationPropertyName.of("pools.instances").append("[" + pool + "]");
         for (String key : keys) {
             ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
-            if (!POOLS.isAncestorOf(name)) {
-                continue;
-            }
-            String group = name.getElement(1, ConfigurationPropertyName.Form.UNIFORM);
-            boolean own = instance.equals(name) || instance.isAncestorOf(name);
-            boolean elsewhere = switch (group) {
-                case "instances" -> !own;
-                case "defaultpool", "propagatecontext", "webserver", "events" -> true;
-                default -> false;
-            };
-            if (!elsewhere) {
+            if (DEFAULTS.isAncestorOf(name) || instance.equals(name) || instance.isAncestorOf(name)) {
                 return true;
             }
         }
