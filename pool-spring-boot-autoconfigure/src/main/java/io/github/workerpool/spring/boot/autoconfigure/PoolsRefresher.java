@@ -44,6 +44,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     private static final ConfigurationPropertyName DEFAULTS = ConfigurationPropertyName.of("pools.defaults");
 
+    private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("pools.instances");
+
     private final Environment environment;
 
     private final ListableBeanFactory beanFactory;
@@ -106,13 +108,17 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /**
      * Whether a changed key sets the pool's options: one under its {@code pools.instances.NAME},
      * or under {@code pools.defaults}. (A key under {@code pools} that is no option of any group
-     * never gets here: binding refuses it.)
+     * never gets here: binding refuses it.) The name is compared as binding made the map's key,
+     * in its original form: {@code order-events} and {@code mailSender} are kept as written.
      */
     static boolean touches(Set<String> keys, String pool) {
-        ConfigurationPropertyName instance = ConfigurationPropertyName.of("pools.instances").append("[" + pool + "]");
         for (String key : keys) {
             ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
-            if (DEFAULTS.isAncestorOf(name) || instance.equals(name) || instance.isAncestorOf(name)) {
+            if (DEFAULTS.isAncestorOf(name)) {
+                return true;
+            }
+            if (name.getNumberOfElements() > 2 && INSTANCES.equals(name.chop(2))
+                    && name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL).equals(pool)) {
                 return true;
             }
         }

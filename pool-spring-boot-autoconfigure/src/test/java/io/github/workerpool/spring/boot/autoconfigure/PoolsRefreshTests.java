@@ -118,9 +118,28 @@ class PoolsRefreshTests {
         assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail].capacity"), "mail")).isTrue();
         assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail.eu].capacity"), "mail.eu")).isTrue();
         assertThat(PoolsRefresher.touches(Set.of("pools.instances.mail.capacity"), "crawler")).isFalse();
+        // Found by a review: a dashed or camel-case name never matched its own keys.
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order-events.capacity"), "order-events")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mailSender.capacity"), "mailSender")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order_events.capacity"), "order_events")).isTrue();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order-events.capacity"), "order")).isFalse();
+        assertThat(PoolsRefresher.touches(Set.of("pools.instances"), "mail")).isFalse();
         assertThat(PoolsRefresher.touches(Set.of("pools.defaults.expiry"), "crawler")).isTrue();
         assertThat(PoolsRefresher.touches(Set.of("pools.web-server.pool", "pools.events.enabled", "pools.default-pool"),
                 "mail")).isFalse();
+    }
+
+    @Test
+    void aPoolWithADashedOrCamelCaseName_isRefreshed() {
+        // Found by a review: such a pool was skipped by every refresh, silently.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2", "pools.instances.mailSender.capacity=2")
+            .run((context) -> {
+                refresh(context, Map.of("pools.instances.order-events.capacity", "5",
+                        "pools.instances.mailSender.capacity", "6"));
+                assertThat(context.getBean("order-events", SpringPool.class).capacity()).isEqualTo(5);
+                assertThat(context.getBean("mailSender", SpringPool.class).capacity()).isEqualTo(6);
+                assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
+            });
     }
 
     @Test
