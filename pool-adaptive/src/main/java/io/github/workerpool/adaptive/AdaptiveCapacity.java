@@ -68,7 +68,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * holds its own.
      *
      * Cost per task while on: a ThreadLocal read, an atomic increment and decrement, and the
-     * library's sample (WindowedLimit: a compare-and-set of a small immutable window); a reconfigure
+     * library's sample (SampleWindows: a compare-and-set of a small immutable window); a reconfigure
      * at most once a window.
      */
 

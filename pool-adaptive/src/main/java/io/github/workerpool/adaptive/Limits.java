@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
-import com.netflix.concurrency.limits.limit.WindowedLimit;
 
 /** Builds the concurrency-limits {@link Limit} of an algorithm, with the settings the benchmark chose. */
 final class Limits {
@@ -20,9 +19,10 @@ final class Limits {
      * baseline. One sample per window (the window's average run time and most tasks in flight)
      * makes the same numbers mean seconds and minutes, as they do for Netflix's request limiters.
      *
-     * Window: at least MIN_WINDOW_SAMPLES tasks and max(MIN_WINDOW, 2 x the window's shortest run
-     * time), at most MAX_WINDOW. 100 ms is the least WindowedLimit allows; it lets AIMD (past its slow start) climb 10 a
-     * second. Tasks shorter than 100 us are ignored by WindowedLimit (their time is noise).
+     * Window: max(MIN_WINDOW, 2 x the window's shortest run time), at most MAX_WINDOW, and in any
+     * case until it holds MIN_WINDOW_SAMPLES tasks (SampleWindows). 100 ms is the least the
+     * library's WindowedLimit allows; it lets AIMD (past its slow start) climb 10 a second. Tasks
+     * shorter than MIN_RTT are ignored (their time is noise), as WindowedLimit does.
      */
 
     static final long MIN_WINDOW_MILLIS = 100;
@@ -30,6 +30,8 @@ final class Limits {
     static final long MAX_WINDOW_MILLIS = 1000;
 
     static final int MIN_WINDOW_SAMPLES = 10;
+
+    static final long MIN_RTT_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     /*
      * Gradient2's smoothing: the share of a window's new estimate taken at once. The library's 0.2
@@ -90,10 +92,7 @@ final class Limits {
                 .maxConcurrency(max)
                 .build();
         };
-        return WindowedLimit.newBuilder()
-            .minWindowTime(MIN_WINDOW_MILLIS, TimeUnit.MILLISECONDS)
-            .maxWindowTime(MAX_WINDOW_MILLIS, TimeUnit.MILLISECONDS)
-            .windowSize(MIN_WINDOW_SAMPLES)
-            .build(limit);
+        return new SampleWindows(limit, TimeUnit.MILLISECONDS.toNanos(MIN_WINDOW_MILLIS),
+                TimeUnit.MILLISECONDS.toNanos(MAX_WINDOW_MILLIS), MIN_WINDOW_SAMPLES, MIN_RTT_NANOS);
     }
 }

@@ -71,6 +71,27 @@ class AdaptiveCapacityTest {
         assertThat(adaptive.adjustments()).isPositive();
     }
 
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aSmallPoolOfSlowTasks_stillGetsWindows_andGrows(Algorithm algorithm) {
+        // Found by a review: 4 tasks of 100 ms in flight end 8 samples in a 200 ms window, and the
+        // library's WindowedLimit throws away a window of fewer than 10, so the limit never moved.
+        ModelBackend backend = new ModelBackend(K, 100);
+        WorkerPool pool = (algorithm == Algorithm.AIMD)
+                ? track(WorkerPool.builder().name("adaptive-slow").capacity(4).queueCapacity(100)
+                        .runTimeout(Duration.ofMillis(120)).build())
+                : pool(4);
+        AdaptiveCapacity adaptive = attach(pool, algorithm, backend, 1, 8 * K);
+        backend.run(adaptive, 60);
+        assertThat(adaptive.adjustments()).as("%s limits: %s", algorithm, backend.limits).isPositive();
+        assertThat(adaptive.limit()).as("%s limits: %s", algorithm, backend.limits).isGreaterThan(K / 2);
+    }
+
+    private WorkerPool track(WorkerPool pool) {
+        this.pools.add(pool);
+        return pool;
+    }
+
     @Test
     void aimd_slowStart_reachesTheKneeWithinSeconds_thenHoldsKPlusMinus25Percent() {
         ModelBackend backend = new ModelBackend(K, 20);

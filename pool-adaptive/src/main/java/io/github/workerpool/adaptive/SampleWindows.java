@@ -1,0 +1,83 @@
+package io.github.workerpool.adaptive;
+
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.limit.window.AverageSampleWindowFactory;
+import com.netflix.concurrency.limits.limit.window.SampleWindow;
+
+/**
+ * Groups a pool's samples into windows and gives the algorithm one sample a window, as the
+ * library's {@code WindowedLimit} does (with its {@link SampleWindow}s), except that a window ends
+ * only once it holds {@code minSamples}. {@code WindowedLimit} ends a window on time and throws it
+ * away if it holds fewer: a pool of 4 tasks of 250 ms ends 8 in a 500 ms window, so its
+ * algorithm never got a sample and its limit never moved, up or back up after a cut.
+ */
+final class SampleWindows implements Limit {
+
+    private static final AverageSampleWindowFactory WINDOWS = AverageSampleWindowFactory.create();
+
+    private final Limit delegate;
+
+    private final long minWindowNanos;
+
+    private final long maxWindowNanos;
+
+    private final int minSamples;
+
+    private final long minRttNanos;
+
+    private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
+
+    private final Object lock = new Object();
+
+    /** When the current window may end (0: with its first minSamples); written under lock. */
+    private volatile long windowEnd;
+
+    /**
+     * @param minWindowNanos a window lasts at least this, or twice its shortest run time
+     * @param maxWindowNanos but no longer than this once it holds minSamples
+     * @param minSamples     the samples a window holds at least, however long that takes
+     * @param minRttNanos    shorter samples are ignored (noise)
+     */
+    SampleWindows(Limit delegate, long minWindowNanos, long maxWindowNanos, int minSamples, long minRttNanos) {
+        this.delegate = delegate;
+        this.minWindowNanos = minWindowNanos;
+        this.maxWindowNanos = maxWindowNanos;
+        this.minSamples = minSamples;
+        this.minRttNanos = minRttNanos;
+    }
+
+    @Override
+    public void onSample(long startTime, long rtt, int inflight, boolean didDrop) {
+        if (rtt < this.minRttNanos) {
+            return;
+        }
+        SampleWindow now = this.window.updateAndGet((w) -> w.addSample(rtt, inflight, didDrop));
+        long endTime = startTime + rtt;
+        if (endTime - this.windowEnd > 0 && now.getSampleCount() >= this.minSamples) {
+            synchronized (this.lock) {
+                // Windows are replaced only here, so the count read now can only have grown.
+                if (endTime - this.windowEnd > 0 && this.window.get().getSampleCount() >= this.minSamples) {
+                    SampleWindow full = this.window.getAndSet(WINDOWS.newInstance());
+                    long length = Math.min(Math.max(full.getCandidateRttNanos() * 2, this.minWindowNanos),
+                            this.maxWindowNanos);
+                    this.windowEnd = endTime + length;
+                    this.delegate.onSample(startTime, full.getTrackedRttNanos(), full.getMaxInFlight(),
+                            full.didDrop());
+                }
+            }
+        }
+    }
+
+    @Override
+    public int getLimit() {
+        return this.delegate.getLimit();
+    }
+
+    @Override
+    public void notifyOnChange(Consumer<Integer> consumer) {
+        this.delegate.notifyOnChange(consumer);
+    }
+}
