@@ -64,6 +64,11 @@ public abstract class ForwardingPool implements Pool {
     }
 
     @Override
+    public int queueCapacity() {
+        return delegate().queueCapacity();
+    }
+
+    @Override
     public PoolStats stats() {
         return delegate().stats();
     }

@@ -284,6 +284,16 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         return sum;
     }
 
+    /** Most tasks the sub-pools' queues hold together; {@link Integer#MAX_VALUE} if any is unbounded. */
+    @Override
+    public int queueCapacity() {
+        long sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.config().queueCapacity();
+        }
+        return (int) Math.min(Integer.MAX_VALUE, sum);
+    }
+
     /**
      * Returns the sum of the sub-pools' snapshots under the multi-pool's name (capacity -1 if
      * any is unbounded), plus the tasks refused because the multi-pool was shut down; the totals

@@ -42,6 +42,15 @@ public interface Pool extends AutoCloseable {
     /** Tasks accepted into the queue and not yet started. */
     int queued();
 
+    /**
+     * Most tasks the queue holds, to compare with {@link #queued()}: 0 in hand-off mode,
+     * {@link Integer#MAX_VALUE} when unbounded. The default is {@code config().queueCapacity()};
+     * a {@link MultiPool}'s is the sum of its pools' (its {@code config()} is one pool's).
+     */
+    default int queueCapacity() {
+        return config().queueCapacity();
+    }
+
     /** Returns a snapshot of the pool's levels and totals. */
     PoolStats stats();
 

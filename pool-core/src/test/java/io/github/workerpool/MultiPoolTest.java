@@ -46,6 +46,18 @@ class MultiPoolTest {
     }
 
     @Test
+    void queueCapacity_isTheSumOfThePoolsQueues_whileConfigIsOnePools() {
+        MultiPool bounded = invariants.track(MultiPool.of(3, builder(1).queueCapacity(10), LoadBalancing.ROUND_ROBIN));
+        assertThat(bounded.queueCapacity()).isEqualTo(30);
+        assertThat(bounded.config().queueCapacity()).isEqualTo(10);
+        MultiPool unbounded = invariants.track(MultiPool.of(2, builder(1).queueCapacity(Integer.MAX_VALUE),
+                LoadBalancing.ROUND_ROBIN));
+        assertThat(unbounded.queueCapacity()).isEqualTo(Integer.MAX_VALUE);
+        MultiPool handOff = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        assertThat(handOff.queueCapacity()).isZero();
+    }
+
+    @Test
     void of_badSize_throwsNamingTheSetting() {
         assertThatThrownBy(() -> MultiPool.of(0, builder(1), LoadBalancing.ROUND_ROBIN))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("size").hasMessageContaining("0");

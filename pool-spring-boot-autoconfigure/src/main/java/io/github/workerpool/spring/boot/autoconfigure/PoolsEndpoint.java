@@ -351,7 +351,7 @@ public class PoolsEndpoint {
      * @param free capacity minus running; -1 when unbounded
      * @param waiting callers waiting for a worker
      * @param queued tasks in the queue
-     * @param queueCapacity most tasks the queue holds
+     * @param queueCapacity most tasks the queue holds (a MultiPool's: all its pools' queues)
      * @param submitted tasks submitted, rejected ones included
      * @param completed tasks that ended normally
      * @param failed tasks that ended by throwing
@@ -381,7 +381,7 @@ public class PoolsEndpoint {
                 options.put("shutdownAwaitTerminationPeriod", text(springPool.awaitTerminationPeriod()));
             }
             return new PoolDescriptor(name, stats.capacity(), stats.running(), stats.idle(), stats.free(),
-                    stats.waiting(), stats.queued(), config.queueCapacity(), stats.submitted(), stats.completed(),
+                    stats.waiting(), stats.queued(), pool.queueCapacity(), stats.submitted(), stats.completed(),
                     stats.failed(), stats.rejected(), stats.cancelled(), stats.queueTimeouts(), stats.runTimeouts(),
                     pool.isClosed(), options, (pool instanceof SpringPool springPool && springPool.adaptive() != null)
                             ? AdaptiveDescriptor.of(springPool.adaptive()) : null);

@@ -10,7 +10,6 @@ import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
 import io.github.workerpool.Pool;
-import io.github.workerpool.PoolConfig;
 import io.github.workerpool.PoolStats;
 import io.github.workerpool.PoolListener;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -216,7 +215,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             .register(registry);
     }
 
-    /** A pool's stats() and config(), read at most once per lifetime however many meters ask. */
+    /** A pool's stats() and queueCapacity(), read at most once per lifetime however many meters ask. */
     static final class Snapshot {
 
         private final Pool pool;
@@ -227,7 +226,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
         private PoolStats stats;
 
-        private PoolConfig config;
+        private int queueCapacity;
 
         private long readAt;
 
@@ -244,14 +243,16 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
         synchronized double queueRemaining() {
             refresh();
-            return Math.max(0, this.config.queueCapacity() - this.stats.queued());
+            // The pool's queueCapacity(), not config()'s: a MultiPool's config is one sub-pool's,
+            // while its stats count every sub-pool's queue.
+            return Math.max(0, (long) this.queueCapacity - this.stats.queued());
         }
 
         private void refresh() {
             long now = this.nanoClock.getAsLong();
             if (this.stats == null || now - this.readAt >= this.lifetimeNanos) {
                 this.stats = this.pool.stats();
-                this.config = this.pool.config();
+                this.queueCapacity = this.pool.queueCapacity();
                 this.readAt = now;
             }
         }

@@ -1,9 +1,11 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.WorkerPool;
 import io.micrometer.core.instrument.Measurement;
@@ -57,7 +59,7 @@ class PoolsMeterBinderTests {
         assertThat(this.registry.getMeters()).hasSizeGreaterThan(10);
         scrape();
         verify(this.pool, times(1)).stats();
-        verify(this.pool, times(1)).config();
+        verify(this.pool, times(1)).queueCapacity();
         // Binding added the timers' listener (the tag is the bean name); no meter reads a level on its own.
         verify(this.pool).addListener(any());
         verifyNoMoreInteractions(this.pool);
@@ -88,6 +90,35 @@ class PoolsMeterBinderTests {
         assertThat(this.registry.get("executor.queue.remaining").gauge().value()).isEqualTo(10);
         this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
         assertThat(this.registry.get("executor.pool.max").gauge().value()).isEqualTo(7);
+    }
+
+    @Test
+    void aMultiPoolsRemainingQueue_isAllItsQueuesLessAllItsQueued() throws Exception {
+        // Found by a review: config().queueCapacity() is one sub-pool's, queued() all of them:
+        // two pools of queue 10 with 6 queued each read 0 left, not 8.
+        CountDownLatch release = new CountDownLatch(1);
+        try (MultiPool multi = MultiPool.of(2, WorkerPool.builder().name("ingest").capacity(1).queueCapacity(10),
+                MultiPool.LoadBalancing.ROUND_ROBIN)) {
+            this.binder.postProcessAfterInitialization(multi, "ingest");
+            for (int i = 0; i < multi.size(); i++) {
+                for (int t = 0; t < 7; t++) { // one runs, six wait in the queue
+                    multi.pool(i).execute(() -> awaitQuietly(release));
+                }
+            }
+            assertThat(multi.queued()).isEqualTo(12);
+            assertThat(this.registry.get("executor.queue.remaining").tag("name", "ingest").gauge().value())
+                .isEqualTo(8);
+            release.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

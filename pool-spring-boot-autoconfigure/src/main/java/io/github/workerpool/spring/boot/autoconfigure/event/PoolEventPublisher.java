@@ -106,10 +106,20 @@ final class PoolEventPublisher
     /** With a clock of its own, for tests. */
     PoolEventPublisher(PoolEventsProperties properties, LongSupplier nanoClock) {
         properties.check();
-        this.checkIntervalNanos = properties.getCheckInterval().toNanos();
-        this.minIntervalNanos = properties.getMinInterval().toNanos();
-        this.saturationAfterNanos = properties.getSaturationAfter().toNanos();
+        // A duration past long nanoseconds (292 years) means never; it is not an overflow.
+        this.checkIntervalNanos = nanos(properties.getCheckInterval());
+        this.minIntervalNanos = nanos(properties.getMinInterval());
+        this.saturationAfterNanos = nanos(properties.getSaturationAfter());
         this.nanoClock = nanoClock;
+    }
+
+    private static long nanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
     }
 
     @Override
@@ -211,7 +221,7 @@ final class PoolEventPublisher
                 try {
                     watch.check(now, due);
                 }
-                catch (RuntimeException ex) {
+                catch (RuntimeException | Error ex) {
                     logger.warn("Pool events of '" + watch.name + "' not checked", ex);
                 }
             }
@@ -223,7 +233,8 @@ final class PoolEventPublisher
         try {
             this.publisher.publishEvent(event);
         }
-        catch (RuntimeException ex) {
+        catch (RuntimeException | Error ex) {
+            // An Error too: one escaping the scheduled check would end every later check, silently.
             logger.warn("A listener failed on " + event, ex);
         }
     }
@@ -354,7 +365,7 @@ final class PoolEventPublisher
             if (this.pool.waiting() > 0) {
                 return true;
             }
-            int queueCapacity = this.pool.config().queueCapacity();
+            int queueCapacity = this.pool.queueCapacity(); // a MultiPool's: all its queues, as queued() counts
             return queueCapacity > 0 && queueCapacity < Integer.MAX_VALUE && this.pool.queued() >= queueCapacity;
         }
 

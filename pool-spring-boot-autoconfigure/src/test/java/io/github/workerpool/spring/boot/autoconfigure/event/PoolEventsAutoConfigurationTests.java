@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolClosedException;
 import io.github.workerpool.PoolOverloadException;
@@ -241,6 +242,36 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void aMultiPoolBean_isSaturatedWhenAllItsQueuesAreFull_notOne() {
+        // Found by a review: one sub-pool's queue capacity was compared with every sub-pool's queued tasks.
+        manual(this.runner.withBean("ingest", MultiPool.class, () -> MultiPool.of(2,
+                WorkerPool.builder().name("ingest").capacity(1).queueCapacity(2).nonblocking(true),
+                MultiPool.LoadBalancing.ROUND_ROBIN)), Duration.ofSeconds(10), Duration.ZERO)
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                MultiPool ingest = context.getBean("ingest", MultiPool.class);
+                CountDownLatch release = new CountDownLatch(1);
+                try {
+                    for (int i = 0; i < ingest.size(); i++) {
+                        occupy(ingest.pool(i), 1, release);
+                    }
+                    ingest.pool(0).execute(() -> { });
+                    ingest.pool(1).execute(() -> { });
+                    publisher.check();
+                    assertThat(captor(context).of(PoolSaturationEvent.class)).as("2 of 4 queue slots taken").isEmpty();
+                    ingest.pool(0).execute(() -> { });
+                    ingest.pool(1).execute(() -> { });
+                    publisher.check();
+                    assertThat(captor(context).of(PoolSaturationEvent.class)).singleElement()
+                        .satisfies((event) -> assertThat(event.getStats().queued()).isEqualTo(4));
+                }
+                finally {
+                    release.countDown(); // else closing the context waits for the blocked tasks
+                }
+            });
+    }
+
+    @Test
     void saturationWaitsForSaturationAfterOnTheCheckThread() {
         this.runner.withPropertyValues("pools.instances.mail.capacity=1").run((context) -> {
             ExecutorService mail = context.getBean("mail", ExecutorService.class);
@@ -357,6 +388,30 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void aListenerThatThrowsAnError_isLoggedAndTheChecksGoOn(CapturedOutput output) {
+        // Found by a review: an Error escaped the scheduled check, which then never ran again.
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-timeout=1ns")
+            .withBean(ErrorThrower.class)
+            .run((context) -> {
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                AtomicInteger calls = context.getBean(ErrorThrower.class).calls;
+                mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                await().atMost(WAIT).until(() -> calls.get() == 1);
+                mail.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                await().atMost(WAIT).until(() -> calls.get() == 2);
+                assertThat(output).contains("A listener failed on PoolQueueTimeoutEvent[pool=mail, occurrences=1")
+                    .contains("AssertionError: expected by the test");
+            });
+    }
+
+    @Test
+    void aDurationBeyondLongNanoseconds_meansNever_andStarts() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.events.min-interval=200000d",
+                "pools.events.saturation-after=200000d")
+            .run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PoolEventPublisher.class));
+    }
+
+    @Test
     void aListenerOnTheCheckThreadMayStopTheContext() {
         this.runner.withPropertyValues("pools.instances.mail.capacity=1")
             .withBean(Stopper.class)
@@ -447,7 +502,10 @@ class PoolEventsAutoConfigurationTests {
 
     /** Runs n tasks that hold their workers until the latch is counted down. */
     private static CountDownLatch occupy(ExecutorService pool, int n) {
-        CountDownLatch release = new CountDownLatch(1);
+        return occupy(pool, n, new CountDownLatch(1));
+    }
+
+    private static CountDownLatch occupy(ExecutorService pool, int n, CountDownLatch release) {
         for (int i = 0; i < n; i++) {
             pool.execute(() -> {
                 try {
@@ -532,6 +590,18 @@ class PoolEventsAutoConfigurationTests {
     }
 
     /** A listener that throws on every event. */
+    static class ErrorThrower implements ApplicationListener<PoolEvent> {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public void onApplicationEvent(PoolEvent event) {
+            this.calls.incrementAndGet();
+            throw new AssertionError("expected by the test");
+        }
+
+    }
+
     static class Thrower implements ApplicationListener<PoolEvent> {
 
         final AtomicInteger calls = new AtomicInteger();
