@@ -144,7 +144,14 @@ public class PoolsEndpoint {
             return null;
         }
         return switch (action) {
-            case "tune" -> tune(name, pool, fields, adaptive, principal);
+            case "tune" -> {
+                if (pool instanceof SpringPool springPool) {
+                    synchronized (springPool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
+                        yield tune(name, pool, fields, adaptive, principal);
+                    }
+                }
+                yield tune(name, pool, fields, adaptive, principal);
+            }
             case "purge" -> purge(name, pool, principal);
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };

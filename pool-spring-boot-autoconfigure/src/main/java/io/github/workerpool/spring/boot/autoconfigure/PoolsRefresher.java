@@ -89,7 +89,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 continue;
             }
             if (touches(keys, name)) { // else it keeps its options, a tune from the endpoint among them
-                refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
+                synchronized (pool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
+                    refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
+                }
             }
         }
         for (String removed : running.keySet()) {

@@ -108,6 +108,13 @@ final class SpringPool extends ForwardingPool
     /** Its adaptive sizing; null without pool-adaptive, or for a pre-alloc pool. */
     private volatile AdaptiveSupport.Control adaptive;
 
+    /**
+     * Held by a change of its options from outside, a refresh or the endpoint's tune, from the
+     * first value read to the last one applied: a refresh replaces the adaptive control, and a
+     * tune that read the old one would apply half its change to a closed control.
+     */
+    private final Object changes = new Object();
+
     SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
@@ -120,6 +127,11 @@ final class SpringPool extends ForwardingPool
 
     void adaptive(AdaptiveSupport.Control adaptive) {
         this.adaptive = adaptive;
+    }
+
+    /** The lock of {@link #changes}. */
+    Object changes() {
+        return this.changes;
     }
 
     /** The pool that runs the tasks. */

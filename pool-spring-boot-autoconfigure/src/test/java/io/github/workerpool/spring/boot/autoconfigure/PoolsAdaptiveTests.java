@@ -43,6 +43,8 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class PoolsAdaptiveTests {
 
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
                 PoolsEndpointAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
@@ -405,6 +407,38 @@ class PoolsAdaptiveTests {
             assertThat(context.getBean("db", SpringPool.class).config().nonblocking()).isFalse();
             assertThat(output).contains("Pool 'db' not refreshed, it keeps its options: Invalid value '0' for property "
                     + "'pools.instances.db.capacity'");
+        });
+    }
+
+    @Test
+    void aRefreshAndAnEndpointTuneOfOnePool_takeTurns() throws Exception {
+        // Found by a review: a tune that read the adaptive control a refresh then replaced applied
+        // half its change and answered 500, and two refreshes could leave two controls sizing one pool.
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread refresher = new Thread(() -> refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "50")));
+            Thread tuner = new Thread(() -> tune(context, "db", Map.of(PoolOption.NONBLOCKING, true), false));
+            for (Thread t : List.of(refresher, tuner)) {
+                t.setUncaughtExceptionHandler((thread, ex) -> failures.add(ex));
+            }
+            synchronized (db.changes()) {
+                refresher.start();
+                tuner.start();
+                await().atMost(WAIT).until(() -> refresher.getState() == Thread.State.BLOCKED
+                        && tuner.getState() == Thread.State.BLOCKED);
+                assertThat(db.adaptive().settings().maxCapacity()).as("neither started").isEqualTo(64);
+                assertThat(db.config().nonblocking()).isFalse();
+            }
+            refresher.join(WAIT.toMillis());
+            tuner.join(WAIT.toMillis());
+            assertThat(refresher.isAlive() || tuner.isAlive()).isFalse();
+            assertThat(failures).isEmpty();
+            assertThat(db.adaptive().settings().maxCapacity()).isEqualTo(50);
+            // In either order: a refresh after the tune sets db's properties again (blocking, adaptive on).
+            assertThat(db.config().nonblocking() && !db.adaptive().enabled()
+                    || !db.config().nonblocking() && db.adaptive().enabled()).as("%s, adaptive %s", db.config(),
+                            db.adaptive().enabled()).isTrue();
         });
     }
 
