@@ -54,6 +54,9 @@ final class AdmissionFilter implements Filter {
 
     private final String exemptPath;
 
+    /** How to tune the pool live, for the overload message ("POST /actuator/pools/http/tune"); null: no endpoint. */
+    private final String tune;
+
     private final LongSupplier clock;
 
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -68,13 +71,15 @@ final class AdmissionFilter implements Filter {
 
     /**
      * @param exemptPath requests under this path are always admitted; null for none
+     * @param tune the request that tunes the pool, for the overload message; null without the endpoint
      * @param clock nanoTime, or a test's
      */
-    AdmissionFilter(WebServerPool pool, Duration retryAfter, String exemptPath, LongSupplier clock) {
+    AdmissionFilter(WebServerPool pool, Duration retryAfter, String exemptPath, String tune, LongSupplier clock) {
         this.pool = pool;
         long seconds = retryAfter.getSeconds() + ((retryAfter.getNano() > 0) ? 1 : 0);
         this.retryAfter = Long.toString(seconds);
         this.exemptPath = exemptPath;
+        this.tune = tune;
         this.clock = clock;
         this.nextLogNanos = new AtomicLong(clock.getAsLong());
         this.nextRuleCheckNanos = new AtomicLong(clock.getAsLong());
@@ -147,12 +152,14 @@ final class AdmissionFilter implements Filter {
         }
         long refused = this.refusedSinceLog.sumThenReset();
         int capacity = this.pool.pool().capacity();
+        int reserved = this.pool.reservedThreads();
         logger.warn("Web server overloaded: answered 503 to " + refused + " request(s) since the last such message"
                 + " (at most one a minute); pool '" + this.pool.name() + "' admits " + limit
-                + " requests at once (capacity " + capacity + " minus " + this.pool.reservedThreads() + " of "
-                + WebServerPool.RESERVED_PROPERTY + "). Raise " + this.pool.option("capacity")
-                + ", or tune it live: POST /actuator/pools/" + this.pool.name() + "/tune {\"capacity\": "
-                + Math.max(capacity * 2, capacity + 1) + "}.");
+                + " requests at once (capacity " + capacity + " minus " + reserved + " of "
+                + WebServerPool.RESERVED_PROPERTY + ((capacity - reserved < 1) ? ", and at least one" : "")
+                + "). Raise " + this.pool.option("capacity")
+                + ((this.tune != null) ? ", or tune it live: " + this.tune + " {\"capacity\": "
+                        + Math.max(capacity * 2, capacity + 1) + "}" : "") + ".");
     }
 
     /**

@@ -59,8 +59,10 @@ final class WebServerPool {
 
     private final int maxConnections;
 
+    private final AdaptiveMinimum adaptiveMinimum;
+
     private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances,
-            WebServerKind server, int maxConnections) {
+            WebServerKind server, int maxConnections, AdaptiveMinimum adaptiveMinimum) {
         this.name = name;
         this.pool = pool;
         this.executor = executor;
@@ -68,6 +70,7 @@ final class WebServerPool {
         this.fromInstances = fromInstances;
         this.server = server;
         this.maxConnections = maxConnections;
+        this.adaptiveMinimum = adaptiveMinimum;
     }
 
     /**
@@ -75,12 +78,13 @@ final class WebServerPool {
      * @param instances the names in {@code pools.instances}, to name the property a fix changes
      * @param server the web server whose executor the pool becomes
      * @param maxConnections most connections the server keeps open; -1 for no limit
+     * @param adaptiveMinimum the least capacity adaptive sizing may set; null if it is not sized adaptively
      * @throws PoolConfigurationException naming the property, the value and the fix, if there is no
      *         such pool, it cannot run tasks, it may refuse the connector's tasks, or it has no room
      *         beyond the reserved threads
      */
     static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            Set<String> instances, WebServerKind server, int maxConnections) {
+            Set<String> instances, WebServerKind server, int maxConnections, AdaptiveMinimum adaptiveMinimum) {
         String name = properties.getPool();
         if (properties.getReservedThreads() < 1) {
             throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
@@ -109,7 +113,7 @@ final class WebServerPool {
                     "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
         }
         WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
-                instances.contains(name), server, maxConnections);
+                instances.contains(name), server, maxConnections, adaptiveMinimum);
         Violation violation = webServerPool.check(pool.config());
         if (violation != null) {
             throw new PoolConfigurationException(POOL_PROPERTY, name, violation.reason(), violation.action());
@@ -137,7 +141,9 @@ final class WebServerPool {
                     "Remove " + option("blocking-timeout") + ".");
         }
         int queue = config.queueCapacity();
-        if (queue != UNBOUNDED_QUEUE && (this.maxConnections < 0 || queue < this.maxConnections)) {
+        // An unbounded pool starts a worker for every task: its queue is never used.
+        if (config.capacity() >= 0 && queue != UNBOUNDED_QUEUE
+                && (this.maxConnections < 0 || queue < this.maxConnections)) {
             String maxConnectionsProperty = this.server.maxConnectionsProperty();
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
@@ -151,6 +157,13 @@ final class WebServerPool {
                     + " waits for a thread and cannot serve the other connections' I/O meanwhile",
                     "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE + " (unbounded, as "
                             + this.server.displayName() + "'s own executor)" + orConnections);
+        }
+        if (this.adaptiveMinimum != null && this.adaptiveMinimum.capacity() <= this.reservedThreads) {
+            return new Violation(pool + "is sized adaptively down to " + this.adaptiveMinimum.capacity() + " ("
+                    + this.adaptiveMinimum.property() + "), which leaves no thread for requests beyond the "
+                    + this.reservedThreads + " kept for the connector's own tasks (" + RESERVED_PROPERTY + ")",
+                    "Set " + this.adaptiveMinimum.property() + " to at least " + (this.reservedThreads + 1)
+                            + ", or lower " + RESERVED_PROPERTY + ".");
         }
         int capacity = config.capacity();
         if (capacity >= 0 && capacity <= this.reservedThreads) {
@@ -173,6 +186,10 @@ final class WebServerPool {
 
     /** A broken rule and its fix. */
     record Violation(String reason, String action) {
+    }
+
+    /** The least capacity adaptive sizing may set, and the property that sets it. */
+    record AdaptiveMinimum(int capacity, String property) {
     }
 
     /** The property of one of the pool's options, or a description for a pool the application built. */

@@ -1,7 +1,5 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
-import java.util.Objects;
-
 import jakarta.servlet.DispatcherType;
 import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
 import io.github.workerpool.spring.boot.autoconfigure.PoolsAutoConfiguration;
@@ -10,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -64,12 +63,34 @@ public final class WebServerPoolAutoConfiguration {
         int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
                 server.defaultMaxConnections());
         WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(), server,
-                maxConnections);
+                maxConnections, adaptiveMinimum(pools, properties.getPool()));
         logger.info(server.displayName() + "'s request threads run on pool '" + pool.name() + "' ("
                 + server.threadsProperties() + " no longer apply); it admits " + pool.admissionLimit()
                 + " requests at once (its capacity minus " + pool.reservedThreads() + " "
                 + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");
         return pool;
+    }
+
+    /**
+     * The least capacity adaptive sizing may give the pool, and the property that sets it; null if
+     * it is not sized adaptively (its own value, else pools.defaults', as the pool itself reads them).
+     */
+    private static WebServerPool.AdaptiveMinimum adaptiveMinimum(PoolsProperties pools, String name) {
+        PoolsProperties.Pool instance = pools.getInstances().get(name);
+        if (instance == null) {
+            return null; // a pool the application built: its adaptive sizing, if any, is its own
+        }
+        PoolsProperties.Adaptive own = instance.getAdaptive();
+        PoolsProperties.Adaptive defaults = pools.getDefaults().getAdaptive();
+        Boolean enabled = (own.getEnabled() != null) ? own.getEnabled() : defaults.getEnabled();
+        if (!Boolean.TRUE.equals(enabled)) {
+            return null;
+        }
+        if (own.getMinCapacity() == null && defaults.getMinCapacity() != null) {
+            return new WebServerPool.AdaptiveMinimum(defaults.getMinCapacity(), "pools.defaults.adaptive.min-capacity");
+        }
+        return new WebServerPool.AdaptiveMinimum((own.getMinCapacity() != null) ? own.getMinCapacity() : 1,
+                "pools.instances." + name + ".adaptive.min-capacity");
     }
 
     @Bean
@@ -80,8 +101,11 @@ public final class WebServerPoolAutoConfiguration {
     @Bean
     FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool,
             WebServerPoolProperties properties, Environment environment) {
-        AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exemptPath(environment),
-                System::nanoTime);
+        String exempt = exemptPath(environment);
+        String actuator = actuatorPath(environment);
+        String tune = (actuator == null) ? null : "POST " + actuator + "/pools/" + pool.name() + "/tune"
+                + ((exempt == null) ? " on the management port" : "");
+        AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exempt, tune, System::nanoTime);
         FilterRegistrationBean<AdmissionFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("poolsWebServerAdmissionFilter");
         registration.setDispatcherTypes(DispatcherType.REQUEST);
@@ -91,24 +115,48 @@ public final class WebServerPoolAutoConfiguration {
     }
 
     /**
-     * The actuator's base path when actuator endpoints are served by this web server, else null:
-     * its requests are always admitted, so the pool can be watched and tuned while it is full.
+     * The actuator's path when its endpoints are served by this web server, else null: its
+     * requests are always admitted, so the pool can be watched and tuned while it is full.
      */
     static String exemptPath(Environment environment) {
-        if (!ClassUtils.isPresent("org.springframework.boot.actuate.endpoint.annotation.Endpoint",
-                WebServerPoolAutoConfiguration.class.getClassLoader())) {
+        String path = actuatorPath(environment);
+        return (path != null && Management.sharesTheServer(environment)) ? path : null;
+    }
+
+    /**
+     * Where the actuator's endpoints are, below the DispatcherServlet's path
+     * ({@code spring.mvc.servlet.path}); null without the actuator, or at the root (no path to
+     * exempt without exempting every request).
+     */
+    static String actuatorPath(Environment environment) {
+        if (!ClassUtils.isPresent(Management.PORT_TYPE, WebServerPoolAutoConfiguration.class.getClassLoader())) {
             return null;
         }
-        String managementPort = environment.getProperty("management.server.port");
-        if (managementPort != null
-                && !Objects.equals(managementPort, environment.getProperty("server.port", "8080"))) {
+        String basePath = normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator"));
+        if (basePath.isEmpty()) {
             return null;
         }
-        String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
-        while (basePath.endsWith("/")) {
-            basePath = basePath.substring(0, basePath.length() - 1);
+        return normalized(environment.getProperty("spring.mvc.servlet.path", "/")) + basePath;
+    }
+
+    /** "/x/" and "x" as "/x"; "/" as "". */
+    private static String normalized(String path) {
+        String p = path.trim();
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
         }
-        return basePath.isEmpty() ? null : (basePath.startsWith("/") ? basePath : "/" + basePath);
+        return (p.isEmpty() || p.startsWith("/")) ? p : "/" + p;
+    }
+
+    /** Boot's own rule, loaded only with the actuator: a management port of 0 is a port of its own. */
+    private static final class Management {
+
+        static final String PORT_TYPE = "org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType";
+
+        static boolean sharesTheServer(Environment environment) {
+            return ManagementPortType.get(environment) == ManagementPortType.SAME;
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -15,6 +15,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.mock.web.MockAsyncContext;
 import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.env.MockEnvironment;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
@@ -36,6 +37,7 @@ class AdmissionFilterTests {
     private final AtomicLong now = new AtomicLong();
 
     private final AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofMillis(1500), "/actuator",
+            "POST /actuator/pools/http/tune",
             this.now::get);
 
     @AfterEach
@@ -82,6 +84,46 @@ class AdmissionFilterTests {
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(chain.getRequest()).isNotNull();
         assertThat(this.filter.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void theActuatorBelowTheDispatcherServletsPath_isLetIn() throws Exception {
+        // Found by a review: with spring.mvc.servlet.path=/api the actuator is at /api/actuator,
+        // and a tune was counted, and refused, exactly when the pool was full.
+        String exempt = WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("spring.mvc.servlet.path", "/api/"));
+        assertThat(exempt).isEqualTo("/api/actuator");
+        AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofSeconds(1), exempt, null, this.now::get);
+        for (String path : new String[] { "/a", "/b" }) { // the limit: capacity 4 minus 2 reserved
+            MockHttpServletRequest hold = new MockHttpServletRequest("GET", "/api" + path);
+            hold.setServletPath("/api");
+            hold.setPathInfo(path);
+            hold.setAsyncSupported(true);
+            filter.doFilter(hold, new MockHttpServletResponse(), (req, res) -> req.startAsync());
+        }
+        assertThat(filter.inFlight()).isEqualTo(2);
+        MockHttpServletRequest tune = new MockHttpServletRequest("POST", "/api/actuator/pools/http/tune");
+        tune.setServletPath("/api");
+        tune.setPathInfo("/actuator/pools/http/tune");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        filter.doFilter(tune, response, new MockFilterChain());
+        assertThat(response.getStatus()).isEqualTo(200);
+    }
+
+    @Test
+    void theActuatorIsExemptOnlyWhereBootServesItOnThisServer() {
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment())).isEqualTo("/actuator");
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("management.endpoints.web.base-path", "manage/"))).isEqualTo("/manage");
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("management.endpoints.web.base-path", "/"))).as("at the root: nothing to exempt").isNull();
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("server.port", "8080").withProperty("management.server.port", "8080"))).isEqualTo("/actuator");
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("management.server.port", "8081"))).isNull();
+        // Found by a review: two random ports are two servers, not one.
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+            .withProperty("server.port", "0").withProperty("management.server.port", "0"))).isNull();
     }
 
     @Test
@@ -150,7 +192,7 @@ class AdmissionFilterTests {
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192);
+        return WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192, null);
     }
 
     /** An admitted request that goes async and stays open. */

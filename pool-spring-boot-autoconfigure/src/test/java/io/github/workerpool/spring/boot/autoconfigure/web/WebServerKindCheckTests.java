@@ -57,7 +57,7 @@ class WebServerKindCheckTests {
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
         return new WebServerKindCheck(WebServerPool.resolve(properties, beanFactory, Set.of("http"), server,
-                server.defaultMaxConnections()));
+                server.defaultMaxConnections(), null));
     }
 
 }

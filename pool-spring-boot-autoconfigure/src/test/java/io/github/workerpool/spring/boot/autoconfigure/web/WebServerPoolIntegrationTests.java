@@ -19,10 +19,13 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -72,6 +75,28 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         assertThat(servers).containsOnlyKeys("null", "management");
         assertThat(executor(servers.get("null"))).isSameAs(pool());
         assertThat(executor(servers.get("management"))).isNotSameAs(pool());
+    }
+
+    @Test
+    void aConnectorTheApplicationAddsRunsOnThePoolToo() throws Exception {
+        // Found by a review: Boot customizes the main connector only, so a second port's requests
+        // ran on Tomcat's own threads while the admission filter counted them against the pool.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
+            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
+                .registerSingleton("secondConnector", (WebServerFactoryCustomizer<TomcatServletWebServerFactory>) (
+                        factory) -> {
+                    Connector second = new Connector();
+                    second.setPort(0);
+                    second.setProperty("address", "127.0.0.1");
+                    factory.addAdditionalConnectors(second);
+                }))
+            .run();
+        Connector[] connectors = ((TomcatWebServer) ((ServletWebServerApplicationContext) this.context).getWebServer())
+            .getTomcat()
+            .getService()
+            .findConnectors();
+        assertThat(connectors).hasSize(2)
+            .allSatisfy((connector) -> assertThat(connector.getProtocolHandler().getExecutor()).isSameAs(pool()));
     }
 
     private static Executor executor(WebServer server) {

@@ -1,5 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import io.github.workerpool.Pool;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -7,6 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -25,6 +28,7 @@ class WebServerPoolStartupFailureTests {
             pools.instances.http.max-blocking-tasks=5     | pools.web-server.pool             | http | pool 'http' has maxBlockingTasks 5                       | Set pools.instances.http.max-blocking-tasks to 0 (no limit).
             pools.instances.http.blocking-timeout=2s      | pools.web-server.pool             | http | pool 'http' has blockingTimeout PT2S                     | Remove pools.instances.http.blocking-timeout.
             pools.instances.http.capacity=2               | pools.web-server.pool             | http | pool 'http' has capacity 2, which leaves no thread for requests beyond the 2 kept for the connector's own tasks | Set pools.instances.http.capacity to at least 3, or lower pools.web-server.reserved-threads.
+            pools.instances.http.adaptive.enabled=true    | pools.web-server.pool             | http | pool 'http' is sized adaptively down to 1 (pools.instances.http.adaptive.min-capacity), which leaves no thread for requests beyond the 2 kept | Set pools.instances.http.adaptive.min-capacity to at least 3, or lower pools.web-server.reserved-threads.
             pools.web-server.reserved-threads=0           | pools.web-server.reserved-threads | 0    | at least one thread must be kept for the connector       | Set pools.web-server.reserved-threads to 1 or more
             pools.instances.http.queue-capacity=100       | pools.web-server.pool             | http | pool 'http' has queue-capacity 100, fewer than the 8192 connections the server keeps open (server.tomcat.max-connections): when its queue is full, Tomcat's poller waits for a thread | Set pools.instances.http.queue-capacity to at least 8192, or to 2147483647 (unbounded, as Tomcat's own executor), or lower server.tomcat.max-connections.
             server.tomcat.max-connections=-1              | pools.web-server.pool             | http | pool 'http' has queue-capacity 8192, fewer than the unlimited connections the server keeps open | Set pools.instances.http.queue-capacity to 2147483647 (unbounded, as Tomcat's own executor), or set server.tomcat.max-connections to a limit no larger than the queue.
@@ -40,6 +44,17 @@ class WebServerPoolStartupFailureTests {
         assertThat(output).contains("APPLICATION FAILED TO START")
             .contains("Invalid value '" + value + "' for property '" + property + "': " + reason)
             .contains(fix);
+    }
+
+    @Test
+    void anUnboundedPool_needsNoQueue() {
+        // Found by a review: a hand-off pool of capacity -1 was refused for a queue it never uses.
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.http.capacity=-1", "pools.web-server.pool=http")
+            .run()) {
+            assertThat(context.getBean("http", Pool.class).config().queueCapacity()).isZero();
+        }
     }
 
 }
