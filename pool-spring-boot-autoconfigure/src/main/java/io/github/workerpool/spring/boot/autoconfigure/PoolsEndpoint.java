@@ -288,7 +288,12 @@ public class PoolsEndpoint {
         return (principal != null) ? principal.getName() : "anonymous";
     }
 
-    private static String liveFields() {
+    /** Whether there is a pool of that name. */
+    boolean has(String name) {
+        return this.pools.get().containsKey(name);
+    }
+
+    static String liveFields() {
         StringBuilder out = new StringBuilder();
         for (PoolOption option : PoolOption.values()) {
             if (option.live()) {

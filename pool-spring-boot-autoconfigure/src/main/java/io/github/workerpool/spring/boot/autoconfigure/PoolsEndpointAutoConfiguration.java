@@ -1,6 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -39,6 +43,15 @@ public final class PoolsEndpointAutoConfiguration {
         return new PoolsEndpointWebExtension(poolsEndpoint);
     }
 
+    /** A write with a field no option has is refused, with the option it most likely meant. */
+    @Bean
+    @ConditionalOnBean(PoolsEndpoint.class)
+    static PoolsEndpointFieldCheck poolsEndpointFieldCheck(ObjectProvider<PoolsEndpoint> endpoint) {
+        return new PoolsEndpointFieldCheck((name) -> endpoint.getObject().has(name));
+    }
+
+    private static final EndpointId POOLS = EndpointId.of("pools");
+
     /** The refusal of tune bodies with nested values, on a servlet web server. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -47,12 +60,17 @@ public final class PoolsEndpointAutoConfiguration {
     static class BodyFilterConfiguration {
 
         @Bean
-        FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(
-                org.springframework.core.env.Environment environment) {
-            String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+        FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(ListableBeanFactory beanFactory,
+                ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
+            String path = PoolsEndpointBodyFilter.actuatorPath(environment.getProperty("spring.mvc.servlet.path", "/"),
+                    environment.getProperty("management.endpoints.web.base-path", "/actuator"));
             FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
-                    new PoolsEndpointBodyFilter(basePath));
-            registration.addUrlPatterns(basePath + "/pools/*");
+                    new PoolsEndpointBodyFilter(path, (name) -> Pools.in(beanFactory).containsKey(name), () -> {
+                        EndpointAccessResolver resolver = access.getIfAvailable();
+                        return resolver != null
+                                && resolver.accessFor(POOLS, Access.READ_ONLY) == Access.UNRESTRICTED;
+                    }));
+            registration.addUrlPatterns(path + "/pools/*");
             registration.setName("poolsEndpointBodyFilter");
             return registration;
         }

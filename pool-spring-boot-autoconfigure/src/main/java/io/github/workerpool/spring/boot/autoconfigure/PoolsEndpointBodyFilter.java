@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -24,24 +26,47 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Refuses, with a 400 that names the field, a {@code tune} body whose field holds an object or
  * an array. Actuator reads a write operation's body as a map of strings, so without this the
  * client gets the JSON library's "Cannot deserialize value of type String from Object value",
- * which names no field. Only POSTs to {@code <base-path>/pools/<name>/tune} are read; the body is
- * handed on unchanged.
+ * which names no field. Only POSTs to {@code <path>/pools/<name>/tune} are read, and only while
+ * writes are allowed (else actuator's 404 stands); a pool that does not exist is a 404 as the
+ * endpoint answers it. The body is handed on unchanged.
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
     private final String prefix;
 
+    private final Predicate<String> poolExists;
+
+    private final BooleanSupplier writable;
+
     /**
-     * @param basePath the actuator's base path, such as {@code /actuator}
+     * @param actuatorPath the actuator's path on this server, such as {@code /actuator} ("" at the root)
+     * @param poolExists whether a pool of that name exists
+     * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
      */
-    PoolsEndpointBodyFilter(String basePath) {
-        this.prefix = (basePath.endsWith("/") ? basePath : basePath + "/") + "pools/";
+    PoolsEndpointBodyFilter(String actuatorPath, Predicate<String> poolExists, BooleanSupplier writable) {
+        this.prefix = actuatorPath + "/pools/";
+        this.poolExists = poolExists;
+        this.writable = writable;
+    }
+
+    /** The actuator's path below the DispatcherServlet's: "/x/" and "x" as "/x", "/" as "". */
+    static String actuatorPath(String servletPath, String basePath) {
+        return normalized(servletPath) + normalized(basePath);
+    }
+
+    private static String normalized(String path) {
+        String p = path.trim();
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return (p.isEmpty() || p.startsWith("/")) ? p : "/" + p;
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = request.getRequestURI().substring(request.getContextPath().length());
-        return !"POST".equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune");
+        return !"POST".equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune")
+                || !this.writable.getAsBoolean();
     }
 
     @Override
@@ -52,18 +77,29 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         if (problem != null) {
             String path = request.getRequestURI().substring(request.getContextPath().length());
             String pool = path.substring(this.prefix.length(), path.length() - "/tune".length());
-            Map<String, Object> error = new LinkedHashMap<>();
-            error.put("status", HttpServletResponse.SC_BAD_REQUEST);
-            error.put("error", "Bad Request");
-            error.put("message", "Cannot tune pool '" + pool + "': " + problem);
-            error.put("path", path);
-            response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
-            response.setContentType("application/json");
-            response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-            response.getWriter().write(JsonWriter.standard().writeToString(error));
+            if (this.poolExists.test(pool)) {
+                answer(response, path, HttpServletResponse.SC_BAD_REQUEST, "Bad Request",
+                        "Cannot tune pool '" + pool + "': " + problem);
+            }
+            else {
+                answer(response, path, HttpServletResponse.SC_NOT_FOUND, "Not Found", "No pool named '" + pool + "'");
+            }
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
+    }
+
+    private static void answer(HttpServletResponse response, String path, int status, String error, String message)
+            throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", status);
+        body.put("error", error);
+        body.put("message", message);
+        body.put("path", path);
+        response.setStatus(status);
+        response.setContentType("application/json");
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write(JsonWriter.standard().writeToString(body));
     }
 
     /** What is wrong with the first field that holds an object or an array; null if none does (or it is no JSON object). */

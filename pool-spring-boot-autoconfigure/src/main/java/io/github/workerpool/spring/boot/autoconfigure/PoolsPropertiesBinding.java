@@ -126,17 +126,8 @@ final class PoolsPropertiesBinding {
         Stream<String> candidates = (first == 1)
                 ? Stream.concat(TOP_LEVEL_FIXES.keySet().stream(), Stream.of("defaults", "instances", "events", "web-server"))
                 : PoolSettings.FIXES.keySet().stream();
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String candidate : (Iterable<String>) candidates::iterator) {
-            int d = editDistance(typed, candidate);
-            if (d < bestDistance) {
-                best = candidate;
-                bestDistance = d;
-            }
-        }
-        // Close means at most a third of the name mistyped, as for a typo or a near synonym.
-        if (best == null || bestDistance > Math.max(2, best.length() / 3)) {
+        String best = closest(typed, candidates::iterator);
+        if (best == null) {
             return null;
         }
         return switch (first) {
@@ -144,6 +135,23 @@ final class PoolsPropertiesBinding {
             case 3 -> PoolSettings.property(name.getElement(2, Form.ORIGINAL), best);
             default -> "pools." + best;
         };
+    }
+
+    /**
+     * The candidate nearest to a mistyped name by edit distance, if it is close: at most a third
+     * of the name mistyped, as for a typo or a near synonym; else null.
+     */
+    static String closest(String typed, Iterable<String> candidates) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : candidates) {
+            int d = editDistance(typed, candidate);
+            if (d < bestDistance) {
+                best = candidate;
+                bestDistance = d;
+            }
+        }
+        return (best == null || bestDistance > Math.max(2, best.length() / 3)) ? null : best;
     }
 
     /** Levenshtein distance: insertions, deletions and substitutions. */
