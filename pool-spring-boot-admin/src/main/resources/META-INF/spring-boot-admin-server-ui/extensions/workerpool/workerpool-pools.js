@@ -191,22 +191,48 @@
       });
       var timer = null;
       var stopped = false;
+      // SBA keeps this view when only the instance in the route changes: each instance is a new
+      // generation, and an answer from an older one (a poll, a tune) is dropped.
+      var generation = 0;
+
+      function current(gen) {
+        return gen === generation && !stopped;
+      }
 
       function refresh() {
+        var gen = generation;
         return props.instance.axios.get('actuator/pools', QUIET).then(function (response) {
+          if (!current(gen)) {
+            return;
+          }
           state.pools = (response.data && response.data.pools) || {};
           state.error = null;
           state.updated = new Date();
         }, function (error) {
-          state.error = describe(error);
+          if (current(gen)) {
+            state.error = describe(error);
+          }
         }).then(function () {
-          if (!stopped) {
+          if (current(gen)) {
             timer = setTimeout(refresh, REFRESH_MS);
           }
         });
       }
 
       Vue.onMounted(refresh);
+      Vue.watch(function () {
+        return props.instance.id;
+      }, function () {
+        generation++;
+        clearTimeout(timer);
+        state.pools = null;
+        state.error = null;
+        state.updated = null;
+        state.forms = {};
+        state.messages = {};
+        state.busy = {};
+        refresh();
+      });
       Vue.onBeforeUnmount(function () {
         stopped = true;
         clearTimeout(timer);
@@ -234,28 +260,44 @@
           return;
         }
         state.busy[name] = true;
+        var gen = generation;
         props.instance.axios.post(poolPath(name, 'tune'), body, WRITE).then(function (response) {
+          if (!current(gen)) {
+            return;
+          }
           state.pools[name] = response.data;
           closeForm(name);
           say(name, 'tuned: ' + summary(body), true);
         }, function (error) {
-          say(name, describe(error), false);
+          if (current(gen)) {
+            say(name, describe(error), false);
+          }
         }).then(function () {
-          state.busy[name] = false;
+          if (current(gen)) {
+            state.busy[name] = false;
+          }
         });
       }
 
       function purge(name) {
         state.busy[name] = true;
+        var gen = generation;
         props.instance.axios.post(poolPath(name, 'purge'), {}, WRITE).then(function (response) {
+          if (!current(gen)) {
+            return;
+          }
           if (response.data && response.data.pool) {
             state.pools[name] = response.data.pool;
           }
           say(name, 'purged ' + (response.data ? response.data.purged : 0) + ' idle workers', true);
         }, function (error) {
-          say(name, describe(error), false);
+          if (current(gen)) {
+            say(name, describe(error), false);
+          }
         }).then(function () {
-          state.busy[name] = false;
+          if (current(gen)) {
+            state.busy[name] = false;
+          }
         });
       }
 

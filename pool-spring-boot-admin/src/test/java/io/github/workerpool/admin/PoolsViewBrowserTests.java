@@ -216,6 +216,28 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void goingFromOneReplicasViewToAnothers_startsAfresh() throws Exception {
+        // Found by a review: SBA keeps the view when only the instance in the route changes, and
+        // a form opened on one replica stayed open on the other's page, where Apply would tune it.
+        openBrowser();
+        String one = this.ids.get("one");
+        String two = this.ids.get("two");
+        this.browser.get(this.adminUrl + "/instances/" + one + "/pools");
+        WebDriverWait wait = patiently();
+        WebElement mail = wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+        mail.findElement(By.cssSelector("[data-action=tune]")).click();
+        wait.until((d) -> !d.findElement(pool("mail")).findElements(By.cssSelector("[data-option=capacity]")).isEmpty());
+        // Within the single-page app, as a click on another instance does: no page load.
+        this.browser.executeScript("window.history.pushState({}, '', arguments[0]);"
+                + "window.dispatchEvent(new PopStateEvent('popstate'));", "/instances/" + two + "/pools");
+        wait.until((d) -> d.getCurrentUrl().endsWith("/instances/" + two + "/pools"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(sidebarLink(two)));
+        wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
+        assertThat(this.browser.findElement(pool("mail")).findElements(By.cssSelector("[data-option=capacity]")))
+            .as("one's open form on two's page").isEmpty();
+    }
+
+    @Test
     void theFormTunesEveryLiveOption_andAnEmptiedDurationClearsIt() throws Exception {
         openBrowser();
         String two = this.ids.get("two");
