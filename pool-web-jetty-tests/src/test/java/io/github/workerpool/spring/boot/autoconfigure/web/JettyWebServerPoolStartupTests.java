@@ -79,7 +79,8 @@ class JettyWebServerPoolStartupTests {
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
         return new WebServerKindCheck(
-                WebServerPool.resolve(properties, beanFactory, Set.of("http"), server, server.defaultMaxConnections()));
+                WebServerPool.resolve(properties, beanFactory, Set.of("http"), server, server.defaultMaxConnections(),
+                        null));
     }
 
 }
