@@ -145,12 +145,20 @@ public class PoolsEndpoint {
         }
         return switch (action) {
             case "tune" -> {
+                Tuned tuned;
                 if (pool instanceof SpringPool springPool) {
                     synchronized (springPool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
-                        yield tune(name, pool, fields, adaptive, principal);
+                        tuned = tune(name, pool, fields, adaptive);
                     }
                 }
-                yield tune(name, pool, fields, adaptive, principal);
+                else {
+                    tuned = tune(name, pool, fields, adaptive);
+                }
+                // Told after the lock: an audit listener may take its time, and a refresh waits for the lock.
+                audit(principal, TUNED, name, Map.of("old", tuned.oldValues(), "new", tuned.newValues()));
+                logger.info("Pool '" + name + "' tuned by " + principal + ": "
+                        + changes(tuned.oldValues(), tuned.newValues()));
+                yield PoolDescriptor.of(name, pool);
             }
             case "purge" -> purge(name, pool, principal);
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
@@ -163,8 +171,11 @@ public class PoolsEndpoint {
         }
     }
 
-    private PoolDescriptor tune(String name, Pool pool, Map<PoolOption, Object> fields, @Nullable Object adaptiveField,
-            String principal) {
+    /** A tune's changes: each field's value before and after. */
+    private record Tuned(Map<String, Object> oldValues, Map<String, Object> newValues) {
+    }
+
+    private Tuned tune(String name, Pool pool, Map<PoolOption, Object> fields, @Nullable Object adaptiveField) {
         String prefix = "Cannot tune pool '" + name + "': ";
         if (fields.isEmpty() && adaptiveField == null) {
             throw badRequest(prefix + "nothing to change; send one or more of " + liveFields()
@@ -249,9 +260,7 @@ public class PoolsEndpoint {
             oldValues.put("adaptive", wasAdaptive);
             newValues.put("adaptive", adaptive.enabled());
         }
-        audit(principal, TUNED, name, Map.of("old", oldValues, "new", newValues));
-        logger.info("Pool '" + name + "' tuned by " + principal + ": " + changes(oldValues, newValues));
-        return PoolDescriptor.of(name, pool);
+        return new Tuned(oldValues, newValues);
     }
 
     private static boolean adaptiveValue(Object raw, String prefix) {
@@ -286,11 +295,6 @@ public class PoolsEndpoint {
     private static String principal(@Nullable SecurityContext securityContext) {
         Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
         return (principal != null) ? principal.getName() : "anonymous";
-    }
-
-    /** Whether there is a pool of that name. */
-    boolean has(String name) {
-        return this.pools.get().containsKey(name);
     }
 
     static String liveFields() {

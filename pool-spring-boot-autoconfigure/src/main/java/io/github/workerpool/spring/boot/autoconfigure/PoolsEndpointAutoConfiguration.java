@@ -43,16 +43,9 @@ public final class PoolsEndpointAutoConfiguration {
         return new PoolsEndpointWebExtension(poolsEndpoint);
     }
 
-    /** A write with a field no option has is refused, with the option it most likely meant. */
-    @Bean
-    @ConditionalOnBean(PoolsEndpoint.class)
-    static PoolsEndpointFieldCheck poolsEndpointFieldCheck(ObjectProvider<PoolsEndpoint> endpoint) {
-        return new PoolsEndpointFieldCheck((name) -> endpoint.getObject().has(name));
-    }
-
     private static final EndpointId POOLS = EndpointId.of("pools");
 
-    /** The refusal of tune bodies with nested values, on a servlet web server. */
+    /** The refusal of tune bodies with a nested value or a field no option has, on a servlet web server. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass(name = { "jakarta.servlet.Filter", "org.springframework.web.filter.OncePerRequestFilter" })

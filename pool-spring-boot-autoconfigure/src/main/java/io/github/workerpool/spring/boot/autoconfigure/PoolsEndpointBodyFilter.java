@@ -3,8 +3,10 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -23,12 +25,15 @@ import org.springframework.util.StreamUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Refuses, with a 400 that names the field, a {@code tune} body whose field holds an object or
- * an array. Actuator reads a write operation's body as a map of strings, so without this the
- * client gets the JSON library's "Cannot deserialize value of type String from Object value",
- * which names no field. Only POSTs to {@code <path>/pools/<name>/tune} are read, and only while
- * writes are allowed (else actuator's 404 stands); a pool that does not exist is a 404 as the
- * endpoint answers it. The body is handed on unchanged.
+ * Refuses, with a 400 that names the field, a {@code tune} body with a field no option has, or
+ * whose field holds an object or an array. Actuator binds a body's fields to the operation's
+ * parameters by name and drops the others, so {@code {"capacty": 50}} was ignored and the rest
+ * applied (a misspelt property is refused at startup); and it reads them as strings, so a nested
+ * value got the JSON library's "Cannot deserialize value of type String from Object value",
+ * which names no field. Only the body is read: query parameters are not options. Only POSTs to
+ * {@code <path>/pools/<name>/tune} are read, and only while writes are allowed (else actuator's
+ * 404 stands); a pool that does not exist is a 404 as the endpoint answers it. The body is handed
+ * on unchanged.
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
@@ -62,9 +67,14 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         return (p.isEmpty() || p.startsWith("/")) ? p : "/" + p;
     }
 
+    /** The request's decoded path within the application, as the servlet container mapped it. */
+    private static String path(HttpServletRequest request) {
+        return request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
+    }
+
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        String path = path(request);
         return !"POST".equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune")
                 || !this.writable.getAsBoolean();
     }
@@ -73,9 +83,9 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         byte[] body = StreamUtils.copyToByteArray(request.getInputStream());
-        String problem = nestedField(new String(body, StandardCharsets.UTF_8));
+        String problem = badField(new String(body, StandardCharsets.UTF_8));
         if (problem != null) {
-            String path = request.getRequestURI().substring(request.getContextPath().length());
+            String path = path(request);
             String pool = path.substring(this.prefix.length(), path.length() - "/tune".length());
             if (this.poolExists.test(pool)) {
                 answer(response, path, HttpServletResponse.SC_BAD_REQUEST, "Bad Request",
@@ -102,8 +112,11 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         response.getWriter().write(JsonWriter.standard().writeToString(body));
     }
 
-    /** What is wrong with the first field that holds an object or an array; null if none does (or it is no JSON object). */
-    static String nestedField(String body) {
+    /**
+     * What is wrong with the first field that no option has, or that holds an object or an
+     * array; null if none is wrong (or the body is no JSON object: actuator reports that itself).
+     */
+    static String badField(String body) {
         if (body.isBlank()) {
             return null;
         }
@@ -112,18 +125,47 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
             fields = JsonParserFactory.getJsonParser().parseMap(body);
         }
         catch (IllegalArgumentException ex) { // JsonParseException among them
-            return null; // not a JSON object: actuator reports that itself
+            return null;
         }
         for (Map.Entry<String, Object> field : fields.entrySet()) {
             Object value = field.getValue();
+            // As actuator binds them: by the parameter's exact name (queue-capacity is no field).
+            PoolOption option = field(field.getKey());
+            if (option == null && !ADAPTIVE.equals(field.getKey())) {
+                String meant = PoolsPropertiesBinding.closest(field.getKey(), FIELDS);
+                return field.getKey() + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : "")
+                        + " Live options: " + PoolsEndpoint.liveFields() + ", " + ADAPTIVE + "; nothing was changed";
+            }
             if (value instanceof Map<?, ?> || value instanceof Collection<?>) {
-                PoolOption option = PoolOption.named(field.getKey());
                 String what = (value instanceof Map<?, ?>) ? "an object" : "an array";
                 return (option != null) ? option.field() + " must be " + option.expected() + ", but was " + what
-                        : field.getKey() + " is no option of a pool, and holds " + what;
+                        : ADAPTIVE + " must be true or false, but was " + what;
             }
         }
         return null;
+    }
+
+    private static final String ADAPTIVE = "adaptive";
+
+    private static PoolOption field(String name) {
+        for (PoolOption option : PoolOption.values()) {
+            if (option.field().equals(name)) {
+                return option;
+            }
+        }
+        return null;
+    }
+
+    /** Every field a tune takes, for "did you mean". */
+    private static final List<String> FIELDS = fields();
+
+    private static List<String> fields() {
+        List<String> fields = new ArrayList<>();
+        for (PoolOption option : PoolOption.values()) {
+            fields.add(option.field());
+        }
+        fields.add(ADAPTIVE);
+        return fields;
     }
 
     /** The request with its body read once and served again. */

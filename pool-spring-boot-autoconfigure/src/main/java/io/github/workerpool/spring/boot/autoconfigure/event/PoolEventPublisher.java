@@ -222,6 +222,7 @@ final class PoolEventPublisher
                     watch.check(now, due);
                 }
                 catch (RuntimeException | Error ex) {
+                    rethrowIfOutOfMemory(ex);
                     logger.warn("Pool events of '" + watch.name + "' not checked", ex);
                 }
             }
@@ -229,12 +230,20 @@ final class PoolEventPublisher
         due.forEach(this::publish);
     }
 
+    private static void rethrowIfOutOfMemory(Throwable ex) {
+        if (ex instanceof OutOfMemoryError oom) {
+            throw oom;
+        }
+    }
+
     private void publish(PoolEvent event) {
         try {
             this.publisher.publishEvent(event);
         }
         catch (RuntimeException | Error ex) {
-            // An Error too: one escaping the scheduled check would end every later check, silently.
+            // An Error too (an assertion, a class missing, a recursion too deep): one escaping the
+            // scheduled check would end every later check, silently. Not a lack of memory.
+            rethrowIfOutOfMemory(ex);
             logger.warn("A listener failed on " + event, ex);
         }
     }

@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import org.apache.catalina.Engine;
 import org.apache.catalina.connector.Connector;
+import org.apache.coyote.AbstractProtocol;
 
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -38,9 +39,16 @@ final class TomcatWebServerPoolCustomizer
         // They are in the service by the time the context is prepared, before any starts.
         factory.addContextCustomizers((context) -> {
             Engine engine = (Engine) context.getParent().getParent();
-            for (Connector connector : engine.getService().findConnectors()) {
+            Connector[] connectors = engine.getService().findConnectors();
+            long total = 0;
+            for (Connector connector : connectors) {
                 connector.getProtocolHandler().setExecutor(this.pool.executor());
+                int max = (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)
+                        ? protocol.getMaxConnections() : -1;
+                total = (total < 0 || max < 0) ? -1 : total + max;
             }
+            // Each connection may have a task waiting in the queue: the rule counts them all.
+            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1);
         });
     }
 

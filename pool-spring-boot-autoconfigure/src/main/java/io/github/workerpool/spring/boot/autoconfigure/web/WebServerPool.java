@@ -57,7 +57,11 @@ final class WebServerPool {
 
     private final WebServerKind server;
 
-    private final int maxConnections;
+    /** Most connections the server keeps open, -1 for no limit; its connectors' total once they are made. */
+    private volatile int maxConnections;
+
+    /** Connectors the application added to Tomcat's, counted in maxConnections. */
+    private volatile int addedConnectors;
 
     private final AdaptiveMinimum adaptiveMinimum;
 
@@ -144,7 +148,8 @@ final class WebServerPool {
         // An unbounded pool starts a worker for every task: its queue is never used.
         if (config.capacity() >= 0 && queue != UNBOUNDED_QUEUE
                 && (this.maxConnections < 0 || queue < this.maxConnections)) {
-            String maxConnectionsProperty = this.server.maxConnectionsProperty();
+            String maxConnectionsProperty = this.server.maxConnectionsProperty() + ((this.addedConnectors > 0)
+                    ? " and the maxConnections of the " + this.addedConnectors + " connector(s) the application added" : "");
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
             String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
@@ -173,6 +178,23 @@ final class WebServerPool {
                             + RESERVED_PROPERTY + ".");
         }
         return null;
+    }
+
+    /**
+     * The connectors made, all on the pool: the queue must hold a task for each of their
+     * connections, not only the main connector's.
+     * @param total most connections they keep open together; -1 for no limit
+     * @param added connectors beyond the main one
+     * @throws PoolConfigurationException naming the property, the value and the fix, if the
+     *         queue no longer holds a task per connection
+     */
+    void connectors(int total, int added) {
+        this.maxConnections = total;
+        this.addedConnectors = added;
+        Violation violation = check(this.pool.config());
+        if (violation != null) {
+            throw new PoolConfigurationException(POOL_PROPERTY, this.name, violation.reason(), violation.action());
+        }
     }
 
     /**

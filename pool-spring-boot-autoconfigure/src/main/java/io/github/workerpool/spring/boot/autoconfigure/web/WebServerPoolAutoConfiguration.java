@@ -102,10 +102,8 @@ public final class WebServerPoolAutoConfiguration {
     FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool,
             WebServerPoolProperties properties, Environment environment) {
         String exempt = exemptPath(environment);
-        String actuator = actuatorPath(environment);
-        String tune = (actuator == null) ? null : "POST " + actuator + "/pools/" + pool.name() + "/tune"
-                + ((exempt == null) ? " on the management port" : "");
-        AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exempt, tune, System::nanoTime);
+        AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exempt,
+                tuneRequest(environment, exempt, pool.name()), System::nanoTime);
         FilterRegistrationBean<AdmissionFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("poolsWebServerAdmissionFilter");
         registration.setDispatcherTypes(DispatcherType.REQUEST);
@@ -121,6 +119,20 @@ public final class WebServerPoolAutoConfiguration {
     static String exemptPath(Environment environment) {
         String path = actuatorPath(environment);
         return (path != null && Management.sharesTheServer(environment)) ? path : null;
+    }
+
+    /** How to tune the pool live, for the overload message; null if no web endpoint can. */
+    static String tuneRequest(Environment environment, String exemptPath, String pool) {
+        if (exemptPath != null) {
+            return "POST " + exemptPath + "/pools/" + pool + "/tune";
+        }
+        if (actuatorPath(environment) == null || !Management.hasItsOwnServer(environment)) {
+            return null;
+        }
+        // The management server's own paths: its base path, not the DispatcherServlet's.
+        return "POST " + normalized(environment.getProperty("management.server.base-path", ""))
+                + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator")) + "/pools/"
+                + pool + "/tune on the management port";
     }
 
     /**
@@ -155,6 +167,10 @@ public final class WebServerPoolAutoConfiguration {
 
         static boolean sharesTheServer(Environment environment) {
             return ManagementPortType.get(environment) == ManagementPortType.SAME;
+        }
+
+        static boolean hasItsOwnServer(Environment environment) {
+            return ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
         }
 
     }

@@ -56,7 +56,7 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{\"capacty\": 50}", 400, "capacty is no option of a pool; did you mean capacity?"));
         cases.add(post(tune, "{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
         cases.add(post(tune, "{\"queuecapacity\": 50}", 400, "did you mean queueCapacity?"));
-        cases.add(post("/actuator/pools/mail/purge", "{\"all\": true}", 400, "purge takes no fields"));
+        cases.add(post(tune + "?trace=1", "{\"capacty\": 50}", 400, "did you mean capacity?"));
         // Wrong types.
         for (String value : new String[] { "\"abc\"", "\"\"", "\"  \"", "\"0x10\"", "\"1.5\"", "\"5 5\"", "true", "false",
                 "1.5", "5.0", "1e30", "-1e30", "1E3" }) {
@@ -130,6 +130,7 @@ class PoolsEndpointSweepIntegrationTests {
         return Stream.of(post("/actuator/pools/mail/purge", null, 200, "\"purged\""),
                 post("/actuator/pools/mail/purge", "{}", 200, "\"purged\""),
                 post("/actuator/pools/mail/purge", "{\"capacity\": 9}", 200, "\"purged\""),
+                post("/actuator/pools/mail/purge?trace=1", null, 200, "\"purged\""),
                 post("/actuator/pools/fixed/purge", null, 200, "\"purged\""));
     }
 

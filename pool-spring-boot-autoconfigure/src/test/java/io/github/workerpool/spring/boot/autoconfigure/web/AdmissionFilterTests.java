@@ -127,6 +127,21 @@ class AdmissionFilterTests {
     }
 
     @Test
+    void theOverloadMessageNamesTheTuneRequestWhereTheActuatorIs() {
+        MockEnvironment same = new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(same, WebServerPoolAutoConfiguration.exemptPath(same), "http"))
+            .isEqualTo("POST /api/actuator/pools/http/tune");
+        // Found by a review: a management server of its own has its own base path, not the servlet's.
+        MockEnvironment own = new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api")
+            .withProperty("management.server.port", "8081").withProperty("management.server.base-path", "/mgmt");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(own, WebServerPoolAutoConfiguration.exemptPath(own), "http"))
+            .isEqualTo("POST /mgmt/actuator/pools/http/tune on the management port");
+        MockEnvironment none = new MockEnvironment().withProperty("management.server.port", "-1");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(none, WebServerPoolAutoConfiguration.exemptPath(none), "http"))
+            .as("no actuator over HTTP").isNull();
+    }
+
+    @Test
     void pathThatOnlyLooksLikeTheActuatorsIsCounted() throws Exception {
         holdAsync("/a");
         holdAsync("/b");

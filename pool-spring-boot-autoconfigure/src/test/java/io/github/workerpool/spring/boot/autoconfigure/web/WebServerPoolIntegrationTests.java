@@ -28,6 +28,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -81,22 +82,36 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     void aConnectorTheApplicationAddsRunsOnThePoolToo() throws Exception {
         // Found by a review: Boot customizes the main connector only, so a second port's requests
         // ran on Tomcat's own threads while the admission filter counted them against the pool.
-        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
-            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
-                .registerSingleton("secondConnector", (WebServerFactoryCustomizer<TomcatServletWebServerFactory>) (
-                        factory) -> {
-                    Connector second = new Connector();
-                    second.setPort(0);
-                    second.setProperty("address", "127.0.0.1");
-                    factory.addAdditionalConnectors(second);
-                }))
-            .run();
+        this.context = withSecondConnector(16).properties("pools.instances.http.queue-capacity=32").run();
         Connector[] connectors = ((TomcatWebServer) ((ServletWebServerApplicationContext) this.context).getWebServer())
             .getTomcat()
             .getService()
             .findConnectors();
         assertThat(connectors).hasSize(2)
             .allSatisfy((connector) -> assertThat(connector.getProtocolHandler().getExecutor()).isSameAs(pool()));
+    }
+
+    @Test
+    void aQueueShorterThanEveryConnectorsConnections_stopsStartup(CapturedOutput output) {
+        // The queue holds a task per connection of every connector now on the pool: 16 + 8192 here.
+        assertThatException().isThrownBy(() -> this.context = withSecondConnector(8192).run());
+        assertThat(output).contains("Invalid value 'http' for property 'pools.web-server.pool': pool 'http' has "
+                + "queue-capacity 16, fewer than the 8208 connections the server keeps open (server.tomcat.max-connections "
+                + "and the maxConnections of the 1 connector(s) the application added)")
+            .contains("Set pools.instances.http.queue-capacity to at least 8208");
+    }
+
+    private static SpringApplicationBuilder withSecondConnector(int maxConnections) {
+        return new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
+            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
+                .registerSingleton("secondConnector", (WebServerFactoryCustomizer<TomcatServletWebServerFactory>) (
+                        factory) -> {
+                    Connector second = new Connector();
+                    second.setPort(0);
+                    second.setProperty("address", "127.0.0.1");
+                    second.setProperty("maxConnections", Integer.toString(maxConnections));
+                    factory.addAdditionalConnectors(second);
+                }));
     }
 
     private static Executor executor(WebServer server) {
