@@ -33,6 +33,9 @@ final class Limits {
 
     static final long MIN_RTT_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
+    /** A sample this long after the one before starts a new window (SampleWindows). */
+    static final long STALE_WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     /*
      * Gradient2's smoothing: the share of a window's new estimate taken at once. The library's 0.2
      * grows the limit by 0.2 x queueSize (0.8) a window: from a quarter of the knee, 6 s to get
@@ -93,6 +96,7 @@ final class Limits {
                 .build();
         };
         return new SampleWindows(limit, TimeUnit.MILLISECONDS.toNanos(MIN_WINDOW_MILLIS),
-                TimeUnit.MILLISECONDS.toNanos(MAX_WINDOW_MILLIS), MIN_WINDOW_SAMPLES, MIN_RTT_NANOS);
+                TimeUnit.MILLISECONDS.toNanos(MAX_WINDOW_MILLIS), MIN_WINDOW_SAMPLES, MIN_RTT_NANOS,
+                STALE_WINDOW_NANOS);
     }
 }

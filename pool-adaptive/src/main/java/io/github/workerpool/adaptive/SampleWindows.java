@@ -6,17 +6,20 @@ import java.util.function.Consumer;
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.limit.window.AverageSampleWindowFactory;
 import com.netflix.concurrency.limits.limit.window.SampleWindow;
+import com.netflix.concurrency.limits.limit.window.SampleWindowFactory;
 
 /**
  * Groups a pool's samples into windows and gives the algorithm one sample a window, as the
  * library's {@code WindowedLimit} does (with its {@link SampleWindow}s), except that a window ends
  * only once it holds {@code minSamples}. {@code WindowedLimit} ends a window on time and throws it
  * away if it holds fewer: a pool of 4 tasks of 250 ms ends 8 in a 500 ms window, so its
- * algorithm never got a sample and its limit never moved, up or back up after a cut.
+ * algorithm never got a sample and its limit never moved, up or back up after a cut. A sample
+ * that comes more than {@code staleNanos} after the one before starts a new window: after a
+ * quiet hour, 9 old samples and 1 new one are not this hour's window.
  */
 final class SampleWindows implements Limit {
 
-    private static final AverageSampleWindowFactory WINDOWS = AverageSampleWindowFactory.create();
+    private static final SampleWindowFactory WINDOWS = AverageSampleWindowFactory.create();
 
     private final Limit delegate;
 
@@ -28,25 +31,33 @@ final class SampleWindows implements Limit {
 
     private final long minRttNanos;
 
+    private final long staleNanos;
+
     private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
 
     private final Object lock = new Object();
 
-    /** When the current window may end (0: with its first minSamples); written under lock. */
+    /** When the current window may end; written under lock. */
     private volatile long windowEnd;
+
+    /** When the last sample ended (0: none yet); written by every sample, racily: a gap is long or not. */
+    private volatile long lastEnd;
 
     /**
      * @param minWindowNanos a window lasts at least this, or twice its shortest run time
      * @param maxWindowNanos but no longer than this once it holds minSamples
      * @param minSamples     the samples a window holds at least, however long that takes
      * @param minRttNanos    shorter samples are ignored (noise)
+     * @param staleNanos     a sample this long after the one before starts a new window
      */
-    SampleWindows(Limit delegate, long minWindowNanos, long maxWindowNanos, int minSamples, long minRttNanos) {
+    SampleWindows(Limit delegate, long minWindowNanos, long maxWindowNanos, int minSamples, long minRttNanos,
+            long staleNanos) {
         this.delegate = delegate;
         this.minWindowNanos = minWindowNanos;
         this.maxWindowNanos = maxWindowNanos;
         this.minSamples = minSamples;
         this.minRttNanos = minRttNanos;
+        this.staleNanos = staleNanos;
     }
 
     @Override
@@ -54,11 +65,21 @@ final class SampleWindows implements Limit {
         if (rtt < this.minRttNanos) {
             return;
         }
-        SampleWindow now = this.window.updateAndGet((w) -> w.addSample(rtt, inflight, didDrop));
         long endTime = startTime + rtt;
+        long previous = this.lastEnd;
+        this.lastEnd = endTime;
+        if (previous == 0 || endTime - previous > this.staleNanos) {
+            synchronized (this.lock) { // the first sample, or the first after a quiet spell
+                SampleWindow fresh = WINDOWS.newInstance();
+                this.window.set(fresh.addSample(rtt, inflight, didDrop));
+                this.windowEnd = endTime; // this window ends with its minSamples-th task
+            }
+            return;
+        }
+        SampleWindow now = this.window.updateAndGet((w) -> w.addSample(rtt, inflight, didDrop));
         if (endTime - this.windowEnd > 0 && now.getSampleCount() >= this.minSamples) {
             synchronized (this.lock) {
-                // Windows are replaced only here, so the count read now can only have grown.
+                // Windows are replaced only under the lock, so the count read now can only have grown.
                 if (endTime - this.windowEnd > 0 && this.window.get().getSampleCount() >= this.minSamples) {
                     SampleWindow full = this.window.getAndSet(WINDOWS.newInstance());
                     long length = Math.min(Math.max(full.getCandidateRttNanos() * 2, this.minWindowNanos),
