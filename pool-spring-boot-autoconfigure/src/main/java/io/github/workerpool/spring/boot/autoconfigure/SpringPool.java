@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.TaskRejectedException;
 
 /**
  * A pool made from {@code pools.instances.<name>}: one object that is a {@link Pool}, an
@@ -156,6 +158,20 @@ final class SpringPool extends ForwardingPool
         }
     }
 
+    /**
+     * Reopens the pool as {@link #start()} does, lifecycle and all: a reboot while a lifecycle
+     * stop still waits ends that stop (it does not force the reopened pool), and a pool rebooted
+     * after {@code context.stop()} is running again, so {@code context.close()} drains it.
+     */
+    @Override
+    public void reboot() {
+        synchronized (this.monitor) {
+            this.pool.reboot();
+            this.stop = null;
+            this.running = true;
+        }
+    }
+
     @Override
     public boolean isRunning() {
         synchronized (this.monitor) {
@@ -241,22 +257,29 @@ final class SpringPool extends ForwardingPool
      * @param awaitPeriodEnded whether the pool's await period ended, else its shutdown phase did
      */
     private void force(Stop stop, boolean awaitPeriodEnded) {
+        int running;
+        List<Runnable> neverRan;
+        List<CompletableFuture<?>> neverStarted;
         synchronized (this.monitor) {
             // A stop that start() has since ended (context.stop() whose phase timed out, then
-            // context.start()) must not force the reopened pool when its wait runs out.
+            // context.start()) must not force the reopened pool when its wait runs out. So the
+            // check, the shutdown and the list of futures to cancel are one step against start():
+            // a start() after it reopens a pool that is shut down, and its tasks are not cancelled.
             if (stop.forced || this.stop != stop) {
                 return;
             }
             stop.forced = true;
+            running = this.pool.running();
+            neverRan = this.pool.shutdownNow();
+            neverStarted = new ArrayList<>(this.completables);
         }
-        int running = this.pool.running();
-        List<Runnable> neverRan = this.pool.shutdownNow();
+        // Cancelled outside the monitor: a future's dependents run here, and may be anything.
         for (Runnable task : neverRan) {
             if (task instanceof Future<?> future) {
                 future.cancel(false);
             }
         }
-        cancelCompletablesNeverStarted();
+        cancel(neverStarted);
         if (running > 0 || !neverRan.isEmpty()) {
             Duration waited = Duration.ofNanos(System.nanoTime() - stop.startNanos).truncatedTo(ChronoUnit.MILLIS);
             String limit = awaitPeriodEnded
@@ -283,24 +306,55 @@ final class SpringPool extends ForwardingPool
 
     // ---------------------------------------------------------------- Executor, ExecutorService
 
+    /*
+     * Rejections. Spring's executors refuse a task with a TaskRejectedException (TaskExecutor's
+     * and AsyncTaskExecutor's contract), and code written for them catches that: the pool's own
+     * PoolOverloadException or PoolClosedException, with its message, is its cause. Both are
+     * RejectedExecutionExceptions, so ExecutorService's contract holds too.
+     */
+
+    private static TaskRejectedException rejected(RejectedExecutionException ex) {
+        return new TaskRejectedException(ex.getMessage(), ex);
+    }
+
     @Override
     public void execute(Runnable task) {
-        this.pool.execute(task);
+        try {
+            this.pool.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public Future<?> submit(Runnable task) {
-        return this.pool.submit(task);
+        try {
+            return this.pool.submit(task);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public <T> Future<T> submit(Runnable task, T result) {
-        return this.pool.submit(task, result);
+        try {
+            return this.pool.submit(task, result);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public <T> Future<T> submit(Callable<T> task) {
-        return this.pool.submit(task);
+        try {
+            return this.pool.submit(task);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     /**
@@ -337,6 +391,10 @@ final class SpringPool extends ForwardingPool
                 }
             });
         }
+        catch (RejectedExecutionException ex) {
+            this.completables.remove(result);
+            throw rejected(ex);
+        }
         catch (RuntimeException | Error ex) {
             this.completables.remove(result);
             throw ex;
@@ -354,7 +412,12 @@ final class SpringPool extends ForwardingPool
      * pool's, a forced stop's, or one inside close()), nothing will run them.
      */
     private void cancelCompletablesNeverStarted() {
-        for (CompletableFuture<?> completable : this.completables) {
+        cancel(this.completables);
+    }
+
+    /** Cancels those of the futures whose task never started (the paths that act on one remove it first). */
+    private void cancel(Collection<CompletableFuture<?>> futures) {
+        for (CompletableFuture<?> completable : futures) {
             if (this.completables.remove(completable)) {
                 completable.cancel(false);
             }

@@ -450,6 +450,67 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void aRebootWhileALifecycleStopWaits_endsThatStop_andIsNotForced() {
+        // Found by a review: Pool.reboot() went around the lifecycle, and the stop's wait, when it
+        // ran out, shut the rebooted pool down.
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=100ms",
+                    "pools.instances.mail.shutdown.await-termination-period=1s")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                mail.execute(() -> {
+                    started.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                context.stop();
+                mail.reboot();
+                assertThat(mail.isRunning()).isTrue();
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getName().equals("mail-stop")) {
+                        t.join(10_000);
+                        assertThat(t.isAlive()).isFalse();
+                    }
+                }
+                assertThat(mail.isShutdown()).isFalse();
+                release.countDown();
+                assertThat(mail.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+            });
+    }
+
+    @Test
+    void aPoolRebootedAfterContextStop_isDrainedByClose() {
+        // Found by a review: the lifecycle thought it stopped, so close() forced it at once.
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=10s").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            context.stop();
+            mail.reboot();
+            CountDownLatch started = new CountDownLatch(1);
+            CompletableFuture<String> done = new CompletableFuture<>();
+            mail.execute(() -> {
+                started.countDown();
+                try {
+                    Thread.sleep(300);
+                    done.complete("ran to the end");
+                }
+                catch (InterruptedException ex) {
+                    done.completeExceptionally(ex);
+                }
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            context.close();
+            assertThat(done).isCompletedWithValue("ran to the end");
+        });
+    }
+
+    @Test
     void userBeanOfSameNameMakesThatPoolBackOff() {
         this.runner.withUserConfiguration(UserMailPoolConfiguration.class).run((context) -> {
             assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);

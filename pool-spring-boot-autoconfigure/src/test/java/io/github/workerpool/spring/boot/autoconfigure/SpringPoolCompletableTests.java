@@ -6,15 +6,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.workerpool.PoolClosedException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.task.TaskRejectedException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -113,12 +115,20 @@ class SpringPoolCompletableTests {
     }
 
     @Test
-    void aClosedPoolRefusesAtOnce() {
+    void aClosedPoolRefusesAtOnce_withSpringsTaskRejectedException() {
+        // Found by a review: Spring's executors refuse with a TaskRejectedException, which code
+        // written for them catches (Spring Batch's job launcher, for one); the pool's is its cause.
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
             mail.shutdown();
-            assertThatExceptionOfType(RejectedExecutionException.class)
-                .isThrownBy(() -> mail.submitCompletable(() -> "late"));
+            List<ThrowingCallable> calls = List.of(() -> mail.submitCompletable(() -> "late"),
+                    () -> mail.submitCompletable(() -> { }), () -> mail.execute(() -> { }),
+                    () -> mail.submit(() -> { }), () -> mail.submit(() -> { }, "x"), () -> mail.submit(() -> "x"));
+            for (ThrowingCallable call : calls) {
+                assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(call)
+                    .withCauseInstanceOf(PoolClosedException.class)
+                    .withMessageContaining("mail");
+            }
         });
     }
 

@@ -37,6 +37,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.task.TaskRejectedException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -69,7 +70,9 @@ class PoolEventsAutoConfigurationTests {
             .run((context) -> {
                 ExecutorService mail = context.getBean("mail", ExecutorService.class);
                 CountDownLatch release = occupy(mail, 1);
-                assertThatExceptionOfType(PoolOverloadException.class).isThrownBy(() -> mail.execute(() -> { }));
+                // Spring's TaskRejectedException, as a Spring executor's; the pool's own is its cause.
+                assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> mail.execute(() -> { }))
+                    .withCauseInstanceOf(PoolOverloadException.class);
                 PoolRejectionEvent event = captor(context).awaitFirst(PoolRejectionEvent.class);
                 assertThat(event.getPoolName()).isEqualTo("mail");
                 assertThat(event.getPool()).isSameAs(mail);
@@ -332,7 +335,8 @@ class PoolEventsAutoConfigurationTests {
                 PoolClosedEvent event = captor[0].awaitFirst(PoolClosedEvent.class);
                 assertThat(event.getPoolName()).isEqualTo("mail");
                 assertThat(event.getOccurrences()).isEqualTo(1);
-                assertThatExceptionOfType(PoolClosedException.class).isThrownBy(() -> mail.execute(() -> { }));
+                assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> mail.execute(() -> { }))
+                    .withCauseInstanceOf(PoolClosedException.class);
                 await().atMost(WAIT).until(() -> captor[0].of(PoolRejectionEvent.class).size() == 1);
                 assertThat(captor[0].of(PoolRejectionEvent.class).get(0).getLastRejection())
                     .isInstanceOf(PoolClosedException.class);
