@@ -830,7 +830,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 engine.workerRemoved(w);
             }
             counters.retireLocked(w);
+            int c = capacity;
             if (!engine.isEmpty() && state < STOP && workerCount == 0) {
+                replacement = newWorkerLocked(null);
+            } else if (state == RUNNING && !waiters.isEmpty() && (c < 0 || workerCount < c)) {
+                // A worker that saw STOP (shutdownNow) leaves without retiring under the lock; a
+                // reboot meanwhile lets callers find the pool full by its count and wait: its slot
+                // goes to a task-less worker, as start() gives a slot whose thread never started.
                 replacement = newWorkerLocked(null);
             }
             tryTerminate();
@@ -945,6 +951,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     @Override
     public void tune(int capacity) {
         PoolConfig.checkCapacity(capacity);
+        if (preAlloc) {
+            throw PoolConfig.preAllocFixed(name, config.capacity()); // even to the same capacity, as documented
+        }
         reconfigure(c -> c.withCapacity(capacity));
     }
 

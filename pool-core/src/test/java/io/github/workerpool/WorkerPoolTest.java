@@ -436,6 +436,10 @@ class WorkerPoolTest extends PoolTestSupport {
         assertThatThrownBy(() -> pool.tune(4))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("preAlloc");
+        // Found by a review: to its own capacity, tune said nothing.
+        assertThatThrownBy(() -> pool.tune(2))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("preAlloc");
         assertThat(pool.capacity()).isEqualTo(2);
     }
 
