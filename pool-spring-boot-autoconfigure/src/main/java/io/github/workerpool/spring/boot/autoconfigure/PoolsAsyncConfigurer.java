@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.interceptor.AsyncUncaughtExceptionHandler;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 
 /**
@@ -24,6 +25,34 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
     PoolsAsyncConfigurer(BeanFactory beanFactory, String defaultPool) {
         this.beanFactory = beanFactory;
         this.defaultPool = defaultPool;
+    }
+
+    /**
+     * Checks at startup that {@code pools.default-pool} names an executor: plain {@code @Async}
+     * asks for it only at its first call, and a pool that cannot run tasks would fail each one.
+     * (Also where ahead-of-time processing skips the registrar's check of the name.) A bean of
+     * its own: Spring Boot wraps this configurer in one of its own.
+     */
+    static void checkDefaultPool(BeanFactory beanFactory, String defaultPool) {
+        if (defaultPool == null) {
+            return;
+        }
+        Object bean;
+        try {
+            bean = beanFactory.getBean(defaultPool);
+        }
+        catch (NoSuchBeanDefinitionException ex) {
+            throw new PoolConfigurationException("pools.default-pool", defaultPool,
+                    "there is no pool named '" + defaultPool + "'",
+                    "Set pools.default-pool to a pool of pools.instances, or add pools.instances." + defaultPool
+                            + ".capacity to create it.");
+        }
+        if (!(bean instanceof Executor)) {
+            throw new PoolConfigurationException("pools.default-pool", defaultPool,
+                    "'" + defaultPool + "' is a " + bean.getClass().getSimpleName()
+                            + ", which cannot run @Async methods",
+                    "Set pools.default-pool to a pool of pools.instances or a WorkerPool bean.");
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -38,6 +39,11 @@ public final class PoolsAutoConfiguration {
         @Bean
         PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, PoolsProperties properties) {
             return new PoolsAsyncConfigurer(beanFactory, properties.getDefaultPool());
+        }
+
+        @Bean
+        SmartInitializingSingleton poolsDefaultPoolCheck(BeanFactory beanFactory, PoolsProperties properties) {
+            return () -> PoolsAsyncConfigurer.checkDefaultPool(beanFactory, properties.getDefaultPool());
         }
 
     }

@@ -29,7 +29,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
      * only when no Executor bean is a default candidate (and MVC async, WebFlux and GraphQL need
      * it), and an ordinary Executor bean would also make by-type injection of Executor ambiguous.
      * A non-default candidate is still injected where it is asked for by name: @Async("mail"),
-     * @Qualifier("mail") WorkerPool or TaskExecutor, and the qualifier added here makes the name
+     * @Qualifier("mail") Pool, ExecutorService or TaskExecutor, and the qualifier added here makes the name
      * an explicit qualifier too.
      *
      * Each definition is the factory method SpringPoolFactory.create(name) with the name as a

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.workerpool.FunctionPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
@@ -153,6 +154,19 @@ class PoolsAutoConfigurationTests {
             assertThat(analysis.getDescription()).contains("pools.default-pool", "'mial'");
             assertThat(analysis.getAction()).contains("mail", "crawler");
         });
+    }
+
+    @Test
+    void defaultPoolThatCannotRunTasksFailsStartup() {
+        // Found by a review: a FunctionPool bean passed, and every plain @Async call failed later.
+        this.runner.withPropertyValues("pools.default-pool=fn")
+            .withBean("fn", FunctionPool.class, () -> FunctionPool.of(WorkerPool.builder().capacity(1), (Object o) -> { }))
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("pools.default-pool", "'fn'", "FunctionPool",
+                        "cannot run @Async methods");
+                assertThat(analysis.getAction()).contains("Set pools.default-pool to a pool of pools.instances");
+            });
     }
 
     @Test
