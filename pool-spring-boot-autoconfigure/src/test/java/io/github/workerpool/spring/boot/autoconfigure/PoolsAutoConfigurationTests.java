@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.github.workerpool.FunctionPool;
 import io.github.workerpool.Pool;
@@ -431,42 +432,25 @@ class PoolsAutoConfigurationTests {
 
     @Test
     void aStopThatTimedOutDoesNotForceThePoolAfterStartReopenedIt() {
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch started = new CountDownLatch(1);
-        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
-            .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=100ms",
-                    "pools.instances.mail.shutdown.await-termination-period=1s")
-            .run((context) -> {
-                SpringPool mail = context.getBean("mail", SpringPool.class);
-                mail.execute(() -> {
-                    started.countDown();
-                    try {
-                        release.await(30, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-                context.stop(); // the phase gives up after 100 ms; the pool's stop waits on, up to 1 s
-                context.start();
-                // The old stop's wait ends (its thread, "mail-stop", exits): it must leave the reopened pool be.
-                for (Thread t : Thread.getAllStackTraces().keySet()) {
-                    if (t.getName().equals("mail-stop")) {
-                        t.join(10_000);
-                        assertThat(t.isAlive()).isFalse();
-                    }
-                }
-                assertThat(mail.isShutdown()).isFalse();
-                release.countDown();
-                assertThat(mail.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
-            });
+        aStopThatTimedOutLeavesThePoolBe_afterItIsReopenedBy((context) -> context.start());
     }
 
     @Test
     void aRebootWhileALifecycleStopWaits_endsThatStop_andIsNotForced() {
         // Found by a review: Pool.reboot() went around the lifecycle, and the stop's wait, when it
         // ran out, shut the rebooted pool down.
+        aStopThatTimedOutLeavesThePoolBe_afterItIsReopenedBy((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            mail.reboot();
+            assertThat(mail.isRunning()).isTrue();
+        });
+    }
+
+    /**
+     * A running task outlasts the shutdown phase (100 ms) and the pool's stop waits on (up to 1 s);
+     * the pool is reopened meanwhile: when the old stop's wait ends, it must leave the pool be.
+     */
+    private void aStopThatTimedOutLeavesThePoolBe_afterItIsReopenedBy(Consumer<AssertableApplicationContext> reopen) {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
         this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
@@ -485,10 +469,9 @@ class PoolsAutoConfigurationTests {
                 });
                 assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 context.stop();
-                mail.reboot();
-                assertThat(mail.isRunning()).isTrue();
+                reopen.accept(context);
                 for (Thread t : Thread.getAllStackTraces().keySet()) {
-                    if (t.getName().equals("mail-stop")) {
+                    if (t.getName().equals("mail-stop")) { // the old stop's wait, which ends within 1 s
                         t.join(10_000);
                         assertThat(t.isAlive()).isFalse();
                     }
