@@ -1,13 +1,17 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.concurrent.Executor;
 
+import io.github.workerpool.Pool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.interceptor.AsyncUncaughtExceptionHandler;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 
@@ -33,7 +37,7 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
      * (Also where ahead-of-time processing skips the registrar's check of the name.) A bean of
      * its own: Spring Boot wraps this configurer in one of its own.
      */
-    static void checkDefaultPool(BeanFactory beanFactory, String defaultPool) {
+    static void checkDefaultPool(ListableBeanFactory beanFactory, String defaultPool) {
         if (defaultPool == null) {
             return;
         }
@@ -42,10 +46,7 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
             bean = beanFactory.getBean(defaultPool);
         }
         catch (NoSuchBeanDefinitionException ex) {
-            throw new PoolConfigurationException("pools.default-pool", defaultPool,
-                    "there is no pool named '" + defaultPool + "'",
-                    "Set pools.default-pool to a pool of pools.instances, or add pools.instances." + defaultPool
-                            + ".capacity to create it.");
+            throw noSuchPool(defaultPool, Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false)));
         }
         if (!(bean instanceof Executor)) {
             throw new PoolConfigurationException("pools.default-pool", defaultPool,
@@ -53,6 +54,14 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
                             + ", which cannot run @Async methods",
                     "Set pools.default-pool to a pool of pools.instances or a WorkerPool bean.");
         }
+    }
+
+    /** pools.default-pool names no pool: the pools there are, and how to make the one it names. */
+    static PoolConfigurationException noSuchPool(String defaultPool, Collection<String> pools) {
+        return new PoolConfigurationException("pools.default-pool", defaultPool,
+                "there is no pool named '" + defaultPool + "'; configured pools: " + pools,
+                "Set pools.default-pool to one of " + pools + ", or add pools.instances." + defaultPool
+                        + ".capacity to create it.");
     }
 
     @Override

@@ -42,7 +42,7 @@ public final class PoolsAutoConfiguration {
         }
 
         @Bean
-        SmartInitializingSingleton poolsDefaultPoolCheck(BeanFactory beanFactory, PoolsProperties properties) {
+        SmartInitializingSingleton poolsDefaultPoolCheck(ListableBeanFactory beanFactory, PoolsProperties properties) {
             return () -> PoolsAsyncConfigurer.checkDefaultPool(beanFactory, properties.getDefaultPool());
         }
 

@@ -54,6 +54,10 @@ final class PoolsPropertiesBinding {
     private static final List<ConfigurationPropertyName> BOUND_ELSEWHERE = List.of(
             ConfigurationPropertyName.of("pools.events"), ConfigurationPropertyName.of("pools.web-server"));
 
+    /** Every group under {@code pools}, by its last name element. */
+    private static final List<String> GROUPS = Stream.concat(Stream.of("defaults", "instances"),
+            BOUND_ELSEWHERE.stream().map((group) -> group.getLastElement(Form.DASHED))).toList();
+
     /** The options directly under {@code pools}, with their fixes. */
     private static final Map<String, String> TOP_LEVEL_FIXES = Map.of("default-pool",
             "set it to the name of one of pools.instances, or remove it to keep Spring Boot's executor for plain @Async",
@@ -124,7 +128,7 @@ final class PoolsPropertiesBinding {
         }
         String typed = optionPath(name, first, Form.DASHED);
         Stream<String> candidates = (first == 1)
-                ? Stream.concat(TOP_LEVEL_FIXES.keySet().stream(), Stream.of("defaults", "instances", "events", "web-server"))
+                ? Stream.concat(TOP_LEVEL_FIXES.keySet().stream(), GROUPS.stream())
                 : PoolSettings.FIXES.keySet().stream();
         String best = closest(typed, candidates::iterator);
         if (best == null) {

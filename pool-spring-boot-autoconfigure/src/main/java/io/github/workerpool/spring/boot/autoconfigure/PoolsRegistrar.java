@@ -70,11 +70,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
         String defaultPool = properties.getDefaultPool();
         if (defaultPool != null && !properties.getInstances().containsKey(defaultPool)
                 && !registry.containsBeanDefinition(defaultPool)) {
-            throw new PoolConfigurationException("pools.default-pool", defaultPool,
-                    "there is no pool named '" + defaultPool + "'; configured pools: "
-                            + properties.getInstances().keySet(),
-                    "Set pools.default-pool to one of " + properties.getInstances().keySet()
-                            + ", or add pools.instances." + defaultPool + ".capacity to create it.");
+            throw PoolsAsyncConfigurer.noSuchPool(defaultPool, properties.getInstances().keySet());
         }
         for (PoolSettings settings : pools) {
             if (registry.containsBeanDefinition(settings.name())) {

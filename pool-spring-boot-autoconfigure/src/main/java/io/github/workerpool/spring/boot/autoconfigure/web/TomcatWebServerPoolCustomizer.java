@@ -10,8 +10,8 @@ import org.springframework.core.Ordered;
 
 /**
  * Runs Tomcat's request processing on the web server pool: the pool becomes the executor of
- * every connector's protocol handler, the main one's as Spring Boot's own customizer does for
- * virtual threads, and those the application adds (a second port, an HTTP to HTTPS redirect).
+ * every connector's protocol handler, the main one's (where Spring Boot's own customizer puts its
+ * virtual threads) and those the application adds (a second port, an HTTP to HTTPS redirect).
  */
 final class TomcatWebServerPoolCustomizer
         implements WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory>, Ordered {
@@ -33,10 +33,11 @@ final class TomcatWebServerPoolCustomizer
 
     @Override
     public void customize(ConfigurableTomcatWebServerFactory factory) {
-        factory.addProtocolHandlerCustomizers((protocolHandler) -> protocolHandler.setExecutor(this.pool.executor()));
-        // Boot customizes the main connector only. The others' requests pass the admission filter
-        // too, and would count against the pool's capacity while running on threads of their own.
-        // They are in the service by the time the context is prepared, before any starts.
+        // Every connector, once all are made: a protocol-handler customizer reaches the main one
+        // only, and the others' requests pass the admission filter too (they would count against
+        // the pool's capacity while running on threads of their own). They are in the service by
+        // the time the context is prepared, before any starts, and after the protocol-handler
+        // customizers ran, so this executor also wins over spring.threads.virtual.enabled's.
         factory.addContextCustomizers((context) -> {
             Engine engine = (Engine) context.getParent().getParent();
             Connector[] connectors = engine.getService().findConnectors();
