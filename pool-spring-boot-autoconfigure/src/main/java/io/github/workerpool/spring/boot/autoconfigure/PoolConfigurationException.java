@@ -1,5 +1,8 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
 /**
  * Thrown at startup when a {@code pools.*} property has a value no pool can be built with;
  * {@link PoolConfigurationFailureAnalyzer} turns it into a startup report.
@@ -34,11 +37,47 @@ public class PoolConfigurationException extends RuntimeException {
      * @param cause the failure that revealed it, such as a binding failure; may be null
      */
     public PoolConfigurationException(String property, Object value, String reason, String action, Throwable cause) {
-        super(((value != null) ? "Invalid value '" + value + "'" : "Missing value") + " for property '" + property
+        super(((value != null) ? "Invalid value '" + shown(value) + "'" : "Missing value") + " for property '" + property
                 + "': " + reason, cause);
         this.property = property;
         this.value = value;
         this.action = action;
+    }
+
+    /**
+     * A value as the user writes it in {@code application.yml}: a duration as {@code -2s} (in its
+     * largest exact unit), not the ISO-8601 {@code PT-2S} the bound {@link Duration} prints.
+     */
+    static String shown(Object value) {
+        if (value instanceof Duration duration) {
+            return simple(duration);
+        }
+        return String.valueOf(value);
+    }
+
+    private static final ChronoUnit[] UNITS = { ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES,
+            ChronoUnit.SECONDS, ChronoUnit.MILLIS, ChronoUnit.MICROS, ChronoUnit.NANOS };
+
+    private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms", "us", "ns" };
+
+    private static String simple(Duration duration) {
+        if (duration.isZero()) {
+            return "0s";
+        }
+        for (int i = 0; i < UNITS.length; i++) {
+            Duration unit = UNITS[i].getDuration();
+            try {
+                long amount = duration.dividedBy(unit);
+                if (unit.multipliedBy(amount).equals(duration)) {
+                    return amount + SUFFIXES[i];
+                }
+            }
+            catch (ArithmeticException ex) {
+                // too many of this unit for a long: a smaller unit will not fit either
+                break;
+            }
+        }
+        return duration.toString();
     }
 
     /** Returns the full name of the bad property. */

@@ -365,7 +365,8 @@ final class PoolSettings {
             }
             String property = source(option.property(), option::get);
             if (!option.live() || (option == PoolOption.QUEUE_CAPACITY && !sameKind((Integer) value, current))) {
-                restartOnly.add(property + "=" + value + " (the pool has " + option.read(current) + ")");
+                restartOnly.add(property + "=" + PoolConfigurationException.shown(value) + " (the pool has "
+                        + PoolConfigurationException.shown(option.read(current)) + ")");
                 continue;
             }
             next = check(option, value, next);

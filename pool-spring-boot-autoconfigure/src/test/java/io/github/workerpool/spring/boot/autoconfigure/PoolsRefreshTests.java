@@ -149,7 +149,7 @@ class PoolsRefreshTests {
             refresh(context, Map.of("pools.instances.mail.queue-capacity", "50",
                     "pools.instances.mail.shutdown.await-termination-period", "-1s"));
             assertThat(context.getBean("mail", SpringPool.class).config().queueCapacity()).isEqualTo(10);
-            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value 'PT-1S' for "
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value '-1s' for "
                     + "property 'pools.instances.mail.shutdown.await-termination-period'");
         });
     }

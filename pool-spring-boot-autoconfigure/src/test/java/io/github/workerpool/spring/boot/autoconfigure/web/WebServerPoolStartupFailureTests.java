@@ -32,7 +32,7 @@ class WebServerPoolStartupFailureTests {
             pools.web-server.reserved-threads=0           | pools.web-server.reserved-threads | 0    | at least one thread must be kept for the connector       | Set pools.web-server.reserved-threads to 1 or more
             pools.instances.http.queue-capacity=100       | pools.web-server.pool             | http | pool 'http' has queue-capacity 100, fewer than the 8192 connections the server keeps open (server.tomcat.max-connections): when its queue is full, Tomcat's poller waits for a thread | Set pools.instances.http.queue-capacity to at least 8192, or to 2147483647 (unbounded, as Tomcat's own executor), or lower server.tomcat.max-connections.
             server.tomcat.max-connections=-1              | pools.web-server.pool             | http | pool 'http' has queue-capacity 8192, fewer than the unlimited connections the server keeps open | Set pools.instances.http.queue-capacity to 2147483647 (unbounded, as Tomcat's own executor), or set server.tomcat.max-connections to a limit no larger than the queue.
-            pools.web-server.retry-after=-1s              | pools.web-server.retry-after      | PT-1S | the Retry-After of a 503 cannot be negative             | Set pools.web-server.retry-after to 0s or more
+            pools.web-server.retry-after=-1s              | pools.web-server.retry-after      | -1s   | the Retry-After of a 503 cannot be negative             | Set pools.web-server.retry-after to 0s or more
             """)
     void badWebServerPoolFailsStartupWithPropertyValueAndFix(String setting, String property, String value,
             String reason, String fix, CapturedOutput output) {
