@@ -436,8 +436,12 @@ final class PoolSettings {
         if (pool == null) {
             return "pools.defaults." + option;
         }
-        String key = PLAIN_NAME.matcher(pool).matches() ? pool : "[" + pool + "]";
-        return "pools.instances." + key + "." + option;
+        return instance(pool) + "." + option;
+    }
+
+    /** A pool's entry as a user writes it: {@code pools.instances.mail}, {@code pools.instances.[mail.eu]}. */
+    static String instance(String pool) {
+        return "pools.instances." + (PLAIN_NAME.matcher(pool).matches() ? pool : "[" + pool + "]");
     }
 
     private String source(String option, Function<PoolsProperties.Pool, ?> getter) {

@@ -12,10 +12,12 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.scheduling.annotation.ScheduledAnnotationBeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -62,6 +64,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
         PoolSettings.checkDefaults(properties.getDefaults(), this.classLoader);
         List<PoolSettings> pools = new ArrayList<>();
         properties.getInstances().forEach((name, pool) -> {
+            checkName(name);
             PoolSettings settings = new PoolSettings(name, pool, properties.getDefaults(), this.classLoader);
             settings.builder(); // fail now, with the property's name, rather than when the bean is made
             checkAdaptive(settings, this.classLoader);
@@ -79,6 +82,28 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             }
             registerFactory(registry);
             registry.registerBeanDefinition(settings.name(), definition(settings.name()));
+        }
+    }
+
+    /**
+     * Fails for a pool named after a bean of Spring's own task infrastructure: Boot's executor
+     * definition then fails startup with a bare "illegally overridden" error, and Boot's
+     * scheduler backs off silently (a pool is no TaskScheduler: {@code @Scheduled} methods ran on
+     * Spring's single fallback thread).
+     * @throws PoolConfigurationException naming the pool's entry and the fix
+     */
+    static void checkName(String name) {
+        if (TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME.equals(name)) {
+            throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                    "it is the bean name of Spring Boot's own executor (MVC async, WebFlux, plain @Async)",
+                    "Give the pool another name. To run plain @Async methods on a pool, set pools.default-pool "
+                            + "to its name.");
+        }
+        if (ScheduledAnnotationBeanPostProcessor.DEFAULT_TASK_SCHEDULER_BEAN_NAME.equals(name)) {
+            throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                    "it is the bean name of Spring's task scheduler: Spring Boot would not create its scheduler, "
+                            + "and @Scheduled methods would run on a single fallback thread",
+                    "Give the pool another name.");
         }
     }
 

@@ -23,6 +23,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,6 +37,8 @@ import org.springframework.core.task.TaskExecutor;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -685,6 +688,41 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void poolNamedAfterBootsTaskExecutorFailsStartupNamingTheFix() {
+        this.runner.withPropertyValues("pools.instances.applicationTaskExecutor.capacity=2").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).startsWith("Invalid value 'applicationTaskExecutor' for property "
+                    + "'pools.instances.[applicationTaskExecutor]': it is the bean name of Spring Boot's own executor");
+            assertThat(analysis.getAction()).contains("Give the pool another name", "pools.default-pool");
+        });
+    }
+
+    @Test
+    void poolNamedAfterTheTaskSchedulerFailsStartupNamingTheFix() {
+        // Without the check, Boot's scheduler backed off silently and @Scheduled methods ran on a
+        // single fallback thread.
+        this.runner.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+            .withUserConfiguration(SchedulingConfiguration.class)
+            .withPropertyValues("pools.instances.taskScheduler.capacity=2")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).startsWith("Invalid value 'taskScheduler' for property "
+                        + "'pools.instances.[taskScheduler]': it is the bean name of Spring's task scheduler");
+                assertThat(analysis.getAction()).contains("Give the pool another name");
+            });
+    }
+
+    @Test
+    void poolNamedTaskExecutorLeavesPlainAsyncOnBootsExecutor() {
+        this.runner.withUserConfiguration(AsyncConfiguration.class)
+            .withPropertyValues("pools.instances.taskExecutor.capacity=2")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasBean("taskExecutor").hasBean("applicationTaskExecutor");
+                assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS)).startsWith("task-");
+            });
+    }
+
+    @Test
     void negativeExpiryInDefaultsFailsStartupNamingTheDefaultsProperty() {
         this.runner.withPropertyValues("pools.defaults.expiry=-1s").run((context) -> {
             FailureAnalysis analysis = analyze(context);
@@ -807,6 +845,16 @@ class PoolsAutoConfigurationTests {
         FailureAnalysis analysis = new PoolConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
         assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
         return analysis;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class SchedulingConfiguration {
+
+        @Scheduled(fixedRate = 60_000)
+        void tick() {
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)
