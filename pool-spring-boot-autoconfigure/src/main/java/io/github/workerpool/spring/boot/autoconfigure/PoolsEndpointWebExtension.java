@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -68,9 +69,15 @@ public class PoolsEndpointWebExtension {
             @Nullable Object blockingTimeout, @Nullable Object queueTimeout, @Nullable Object runTimeout,
             @Nullable Object preAlloc, @Nullable Object virtualThreads, @Nullable Object adaptive,
             SecurityContext securityContext) {
-        Object result = this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge, nonblocking,
-                maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, adaptive,
-                securityContext);
+        Object result;
+        try {
+            result = this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge, nonblocking,
+                    maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, adaptive,
+                    securityContext);
+        }
+        catch (InvalidEndpointRequestException ex) {
+            return badRequest(ex);
+        }
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }
 
@@ -84,8 +91,14 @@ public class PoolsEndpointWebExtension {
      */
     @WriteOperation
     public WebEndpointResponse<Object> actionWithoutBody(@Selector String name, @Selector String action) {
-        Object result = this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
-                SpringSecurityPrincipal.current());
+        Object result;
+        try {
+            result = this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
+                    SpringSecurityPrincipal.current());
+        }
+        catch (InvalidEndpointRequestException ex) {
+            return badRequest(ex);
+        }
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }
 
@@ -112,6 +125,19 @@ public class PoolsEndpointWebExtension {
 
         }
 
+    }
+
+    /**
+     * A 400 whose body says what is wrong and how to fix it, shaped like Spring Boot's error
+     * answers. Thrown, the reason would reach the client only with
+     * {@code spring.web.error.include-message=always}: Boot's default leaves it out.
+     */
+    private static WebEndpointResponse<Object> badRequest(InvalidEndpointRequestException ex) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", WebEndpointResponse.STATUS_BAD_REQUEST);
+        body.put("error", "Bad Request");
+        body.put("message", ex.getReason());
+        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /** A 404 whose body says which pool is missing, shaped like Spring Boot's error answers. */

@@ -43,7 +43,7 @@ final class PoolsPropertiesBinding {
     /*
      * An option that no pool has (queue-capcity, max-queue) is refused too: bound leniently, as
      * Spring Boot binds by default, a misspelt option would leave its default in place without a
-     * word, and a pool meant to be bounded would run unbounded. Spring's NoUnboundElementsBindHandler
+     * word, and a pool meant to have a queue would have none. Spring's NoUnboundElementsBindHandler
      * finds them; pools.events and pools.web-server are bound by their own classes, so they are
      * left out of this binding.
      */

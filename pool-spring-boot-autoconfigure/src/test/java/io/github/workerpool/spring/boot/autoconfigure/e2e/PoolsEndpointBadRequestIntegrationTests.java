@@ -1,0 +1,63 @@
+package io.github.workerpool.spring.boot.autoconfigure.e2e;
+
+import io.github.workerpool.Pool;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A refused tune says why under Spring Boot's default error settings (no
+ * {@code spring.web.error.include-message}): the README's curl commands, copied into a new
+ * application, get the reason and the fix, not a bare 400.
+ */
+@SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "server.address=127.0.0.1", "management.endpoints.web.exposure.include=pools",
+                "management.endpoint.pools.access=unrestricted", "pools.instances.mail.capacity=4" })
+class PoolsEndpointBadRequestIntegrationTests {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    @Qualifier("mail")
+    Pool mail;
+
+    HttpJson http;
+
+    @BeforeEach
+    void client() {
+        this.http = new HttpJson(this.port);
+    }
+
+    @Test
+    void aBadValueIsA400NamingTheFieldAndChangesNothing() throws Exception {
+        HttpJson.Response response = this.http.post("/actuator/pools/mail/tune", "{\"capacity\": 0}");
+        assertThat(response.status()).isEqualTo(400);
+        assertThat((String) response.json("$.message")).contains("capacity");
+        assertThat((Integer) response.json("$.status")).isEqualTo(400);
+        assertThat((String) response.json("$.error")).isEqualTo("Bad Request");
+        assertThat(this.mail.capacity()).isEqualTo(4);
+    }
+
+    @Test
+    void aTuneWithoutABodyIsA400SayingWhatItTakes() throws Exception {
+        HttpJson.Response response = this.http.post("/actuator/pools/mail/tune", null);
+        assertThat(response.status()).isEqualTo(400);
+        assertThat((String) response.json("$.message")).contains("capacity", "queueCapacity");
+    }
+
+    @Test
+    void anUnknownActionIsA400NamingTheActions() throws Exception {
+        HttpJson.Response response = this.http.post("/actuator/pools/mail/resize", "{\"capacity\": 5}");
+        assertThat(response.status()).isEqualTo(400);
+        assertThat((String) response.json("$.message")).contains("tune", "purge");
+    }
+
+}
