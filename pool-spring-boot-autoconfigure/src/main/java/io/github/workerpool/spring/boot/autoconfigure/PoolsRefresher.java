@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,6 +51,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     private final ListableBeanFactory beanFactory;
 
+    /** Changed keys not applied yet: those of refreshes refused as a whole; guarded by this. */
+    private final Set<String> pending = new LinkedHashSet<>();
+
     PoolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
         this.environment = environment;
         this.beanFactory = beanFactory;
@@ -68,17 +72,25 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
     }
 
-    /** Applies the environment's pools.* to the running pools; see the notes. */
-    void refresh(Set<String> keys) {
+    /**
+     * Applies the environment's pools.* to the running pools; see the notes. One refresh at a
+     * time: the keys a refused refresh leaves pending belong to the next.
+     */
+    synchronized void refresh(Set<String> changed) {
         PoolsProperties properties;
+        this.pending.addAll(changed);
         try {
             properties = PoolsPropertiesBinding.bind(this.environment);
             PoolSettings.checkDefaults(properties.getDefaults(), classLoader());
         }
         catch (PoolConfigurationException ex) {
+            // The keys stay pending: once the bad value is fixed, a refresh whose own keys name
+            // only the fix (ZooKeeper sends one event per node) applies the rest too.
             logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
             return;
         }
+        Set<String> keys = new LinkedHashSet<>(this.pending);
+        this.pending.clear();
         Map<String, SpringPool> running = new LinkedHashMap<>(
                 this.beanFactory.getBeansOfType(SpringPool.class, false, false));
         for (Map.Entry<String, PoolsProperties.Pool> instance : properties.getInstances().entrySet()) {
@@ -104,6 +116,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         if (keys.stream().anyMatch((key) -> key.startsWith("pools.web-server."))) {
             logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
                     + "under pools.instances");
+        }
+        if (keys.stream().anyMatch((key) -> key.startsWith("pools.events."))) {
+            logger.warn("pools.events.* take a restart to change; the events keep their settings until then");
         }
     }
 
@@ -170,6 +185,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         for (String property : restartOnly) {
             logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
+        }
+        if (settings.capacity() == null) {
+            String property = PoolSettings.property(name, "capacity");
+            logger.warn("Pool '" + name + "': " + property + " was removed; the pool keeps capacity "
+                    + pool.config().capacity() + ", but a restart would fail without it (capacity is required). Set "
+                    + property + " (or pools.defaults.capacity) again");
         }
     }
 

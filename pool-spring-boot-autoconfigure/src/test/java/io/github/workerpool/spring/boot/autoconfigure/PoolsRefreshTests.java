@@ -270,6 +270,48 @@ class PoolsRefreshTests {
     }
 
     /** Puts the values in front of every other source and publishes the event for their keys. */
+    @Test
+    void aRefreshRefusedAsAWholeIsAppliedOnceTheBadValueIsFixed(CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            // Two nodes written, one with a misspelt option: the whole binding is refused.
+            refresh(context, Map.of("pools.instances.mail.capcity", "8", "pools.instances.crawler.capacity", "5"));
+            assertThat(crawler.capacity()).isEqualTo(3);
+            assertThat(output).contains("Pools not refreshed: Invalid value '8' for property "
+                    + "'pools.instances.mail.capcity'");
+            // The misspelt node deleted: ZooKeeper's event names only that key.
+            context.getEnvironment().getPropertySources()
+                .addFirst(new MapPropertySource("refreshed", Map.of("pools.instances.crawler.capacity", "5")));
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.mail.capcity")));
+            assertThat(crawler.capacity()).isEqualTo(5);
+            assertThat(output).contains("Pool 'crawler' refreshed from pools.*: capacity 3 -> 5");
+        });
+    }
+
+    @Test
+    void aCapacityRemovedFromTheConfigurationIsWarned_andThePoolKeepsItsCapacity(CapturedOutput output) {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.instances.mail.queue-capacity", "10");
+            all.put("pools.instances.mail.blocking-timeout", "3s");
+            all.put("pools.instances.crawler.capacity", "3");
+            replaceTestProperties(context.getEnvironment(), all);
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.mail.capacity")));
+            assertThat(mail.capacity()).isEqualTo(2);
+            assertThat(output).contains("Pool 'mail': pools.instances.mail.capacity was removed; the pool keeps "
+                    + "capacity 2, but a restart would fail without it");
+        });
+    }
+
+    @Test
+    void aChangeOfTheEventsSettingsIsWarnedToTakeARestart(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.events.saturation-after", "1s"));
+            assertThat(output).contains("pools.events.* take a restart to change");
+        });
+    }
+
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
