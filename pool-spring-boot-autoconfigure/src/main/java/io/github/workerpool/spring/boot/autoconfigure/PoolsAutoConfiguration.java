@@ -7,7 +7,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -19,7 +18,6 @@ import org.springframework.scheduling.annotation.AsyncConfigurer;
  * named worker pools: one bean per {@code pools.instances} entry, usable with {@code @Async}.
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
-@EnableConfigurationProperties(PoolsProperties.class)
 @Import({ PoolsRegistrar.class, PoolsAutoConfiguration.AsyncConfiguration.class,
         PoolsAutoConfiguration.RefreshConfiguration.class })
 public final class PoolsAutoConfiguration {
@@ -30,6 +28,11 @@ public final class PoolsAutoConfiguration {
      * getAsyncExecutor() returns null (no pools.default-pool), Boot's wrapper answers with
      * applicationTaskExecutor, exactly as without this starter. An application's own
      * AsyncConfigurer wins over this one.
+     *
+     * PoolsProperties is bound where it is read (PoolsPropertiesBinding), never registered as a
+     * @ConfigurationProperties bean: Spring Cloud rebinds every such bean on a refresh and
+     * rethrows the first failure, so a pools.* value that cannot be bound failed the whole
+     * refresh (a 500 from /actuator/refresh, other beans not rebound) instead of one WARN.
      */
 
     @Configuration(proxyBeanMethods = false)
@@ -37,13 +40,14 @@ public final class PoolsAutoConfiguration {
     static class AsyncConfiguration {
 
         @Bean
-        PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, PoolsProperties properties) {
-            return new PoolsAsyncConfigurer(beanFactory, properties.getDefaultPool());
+        PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, Environment environment) {
+            return new PoolsAsyncConfigurer(beanFactory, PoolsPropertiesBinding.bind(environment).getDefaultPool());
         }
 
         @Bean
-        SmartInitializingSingleton poolsDefaultPoolCheck(ListableBeanFactory beanFactory, PoolsProperties properties) {
-            return () -> PoolsAsyncConfigurer.checkDefaultPool(beanFactory, properties.getDefaultPool());
+        SmartInitializingSingleton poolsDefaultPoolCheck(ListableBeanFactory beanFactory, Environment environment) {
+            String defaultPool = PoolsPropertiesBinding.bind(environment).getDefaultPool();
+            return () -> PoolsAsyncConfigurer.checkDefaultPool(beanFactory, defaultPool);
         }
 
     }

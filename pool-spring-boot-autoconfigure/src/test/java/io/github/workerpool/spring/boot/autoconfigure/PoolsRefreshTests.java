@@ -15,6 +15,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.cloud.autoconfigure.ConfigurationPropertiesRebinderAutoConfiguration;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -270,6 +271,23 @@ class PoolsRefreshTests {
     }
 
     /** Puts the values in front of every other source and publishes the event for their keys. */
+    @Test
+    void aValueThatCannotBeBoundLeavesSpringCloudsRebindingOfOtherPropertiesAlone(CapturedOutput output) {
+        // Spring Cloud rebinds every @ConfigurationProperties bean on the same event and rethrows
+        // the first failure: with pools.* such a bean, "capacity: many" failed the whole refresh.
+        this.runner.withConfiguration(AutoConfigurations.of(ConfigurationPropertiesRebinderAutoConfiguration.class))
+            .run((context) -> {
+                Map<String, Object> values = Map.of("pools.instances.mail.capacity", "many",
+                        "pools.instances.crawler.capacity", "5");
+                context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
+                // The rebinder acts on events whose source is the application context itself.
+                context.publishEvent(new EnvironmentChangeEvent(context.getSourceApplicationContext(), values.keySet()));
+                assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
+                assertThat(output).contains("Pools not refreshed: Invalid value 'many' for property "
+                        + "'pools.instances.mail.capacity'");
+            });
+    }
+
     @Test
     void aRefreshRefusedAsAWholeIsAppliedOnceTheBadValueIsFixed(CapturedOutput output) {
         this.runner.run((context) -> {

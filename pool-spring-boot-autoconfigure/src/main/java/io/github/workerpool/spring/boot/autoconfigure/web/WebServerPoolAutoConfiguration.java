@@ -15,6 +15,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,7 +53,11 @@ public final class WebServerPoolAutoConfiguration {
 
     @Bean
     WebServerPool poolsWebServerPool(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            PoolsProperties pools, Environment environment) {
+            Environment environment) {
+        // Read, not injected: pools.* is no bean (see PoolsAutoConfiguration); the registrar has
+        // already refused what cannot be bound.
+        PoolsProperties pools = Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class))
+            .orElseGet(PoolsProperties::new);
         WebServerKind server = WebServerKind.made(beanFactory, WebServerPoolAutoConfiguration.class.getClassLoader());
         if (server == null) {
             throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, properties.getPool(),
