@@ -22,7 +22,10 @@ public class ThumbnailService implements DisposableBean {
     private final AtomicLong made = new AtomicLong();
 
     ThumbnailService(DemoProperties properties) {
-        this.pool = FunctionPool.of(WorkerPool.builder().name("thumbnails").capacity(4).queueCapacity(2_000),
+        // Nonblocking: a full pool refuses at once, and make() counts what it accepted, rather than
+        // holding the web request's thread until the queue has room (minutes for a big count).
+        this.pool = FunctionPool.of(WorkerPool.builder().name("thumbnails").capacity(4).queueCapacity(2_000)
+                .nonblocking(true),
                 (Integer image) -> {
                     try {
                         DemoProperties.work(properties.getThumbnailTime());
