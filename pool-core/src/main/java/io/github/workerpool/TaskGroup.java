@@ -87,6 +87,9 @@ public final class TaskGroup<R> {
     private static final int FAILED = 2;
     private static final int CANCELLED = 3;
 
+    /** The task the current thread runs, if it runs one: a wait for its own group or itself would never end. */
+    private static final ThreadLocal<Task<?>> RUNNING = new ThreadLocal<>();
+
     private final ExecutorService executor;
     private final boolean failFast;
     private final Duration deadline;
@@ -216,7 +219,8 @@ public final class TaskGroup<R> {
      * stream ends once every task submitted so far has been delivered. Cancelled tasks are
      * delivered too. Each call returns a new stream that starts from the first completed task.
      * If the reading thread is interrupted while it waits, the stream throws
-     * {@link CancellationException} and the interrupt status is kept.
+     * {@link CancellationException} and the interrupt status is kept. Read from a task of this
+     * group, it throws {@link IllegalStateException} (it would wait for that task itself).
      */
     public Stream<Task<R>> completions() {
         Iterator<Task<R>> it = new Iterator<>() {
@@ -224,6 +228,7 @@ public final class TaskGroup<R> {
 
             @Override
             public boolean hasNext() {
+                notFromOwnTask("completions()");
                 lock.lock();
                 try {
                     while (cursor >= completed.size()) {
@@ -260,6 +265,14 @@ public final class TaskGroup<R> {
                 Spliterator.ORDERED | Spliterator.NONNULL), false);
     }
 
+    private void notFromOwnTask(String call) {
+        Task<?> own = RUNNING.get();
+        if (own != null && own.group == this) {
+            throw new IllegalStateException(call + " called from task " + own.index + " of the same group would "
+                    + "wait for that task itself; wait from outside the group, or give the subtasks a group of their own");
+        }
+    }
+
     /**
      * Waits until every submitted task is done and returns their values in submission order;
      * a cancelled task contributes {@code null} (see {@link #tasks()} to tell them apart). A
@@ -273,8 +286,10 @@ public final class TaskGroup<R> {
      *         failure is attached as a suppressed exception
      * @throws TimeoutException if no task failed but the group's deadline cancelled some
      * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if called from a task of this group (it would wait for itself)
      */
     public List<R> awaitAll() throws InterruptedException, ExecutionException, TimeoutException {
+        notFromOwnTask("awaitAll()");
         List<Task<R>> all;
         Task<R> first;
         boolean late;
@@ -537,6 +552,8 @@ public final class TaskGroup<R> {
                 return null;
             }
             runner = Thread.currentThread();
+            Task<?> outer = RUNNING.get();
+            RUNNING.set(this);
             try {
                 if (state != PENDING) {
                     return null;
@@ -549,6 +566,19 @@ public final class TaskGroup<R> {
                 throw t;
             } finally {
                 runner = null;
+                if (outer == null) {
+                    RUNNING.remove();
+                } else {
+                    RUNNING.set(outer);
+                }
+            }
+        }
+
+        /** Refuses a wait for this task from its own body: it would wait for itself. */
+        private void notFromItself(String call) {
+            if (RUNNING.get() == this) {
+                throw new IllegalStateException(call + " of task " + index + " called from the task itself would wait "
+                        + "for itself");
             }
         }
 
@@ -628,6 +658,7 @@ public final class TaskGroup<R> {
          * @throws InterruptedException if interrupted while waiting
          */
         public Task<R> await() throws InterruptedException {
+            notFromItself("await()");
             try {
                 done.get();
             } catch (ExecutionException | CancellationException e) {
@@ -643,8 +674,9 @@ public final class TaskGroup<R> {
          * @throws InterruptedException if interrupted while waiting
          */
         public boolean await(Duration timeout) throws InterruptedException {
+            notFromItself("await(Duration)");
             try {
-                done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+                done.get(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
             } catch (ExecutionException | CancellationException e) {
                 // done either way
             } catch (TimeoutException e) {
@@ -655,11 +687,13 @@ public final class TaskGroup<R> {
 
         @Override
         public R get() throws InterruptedException, ExecutionException {
+            notFromItself("get()");
             return done.get();
         }
 
         @Override
         public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            notFromItself("get(timeout)");
             return done.get(timeout, unit);
         }
 

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,6 +30,44 @@ class TaskGroupTest {
 
     private WorkerPool pool(int capacity) {
         return invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(capacity).build());
+    }
+
+    @Test
+    void waitingForTheGroupOrItselfFromATask_throwsInsteadOfWaitingForever() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        List<Throwable> refused = new CopyOnWriteArrayList<>();
+        TaskGroup.Task<String> task = group.submit(self -> {
+            for (Callable<?> wait : List.<Callable<?>>of(
+                    group::awaitAll, () -> group.completions().count(), self::get, self::await,
+                    () -> self.await(Duration.ofMinutes(1)), () -> self.get(1, TimeUnit.MINUTES))) {
+                try {
+                    wait.call();
+                } catch (IllegalStateException e) {
+                    refused.add(e);
+                }
+            }
+            return "done";
+        });
+        assertThat(task.await(WAIT)).as("the task ended").isTrue();
+        assertThat(task.get()).isEqualTo("done");
+        assertThat(refused).hasSize(6);
+        assertThat(refused.get(0)).hasMessageContaining("awaitAll() called from task 0 of the same group");
+        assertThat(refused.get(2)).hasMessageContaining("get() of task 0 called from the task itself");
+        assertThat(group.awaitAll()).containsExactly("done");
+    }
+
+    @Test
+    void aTaskMayWaitForAnotherGroup() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<Integer> outer = invariants.track(TaskGroup.of(pool));
+        TaskGroup<Integer> inner = invariants.track(TaskGroup.of(pool));
+        TaskGroup.Task<Integer> t = outer.submit(() -> {
+            inner.submit(() -> 20);
+            inner.submit(() -> 22);
+            return inner.awaitAll().stream().mapToInt(Integer::intValue).sum();
+        });
+        assertThat(t.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(42);
     }
 
     /** Seed 000: 100 tasks of 1 s on 20 workers take about 5 s; scaled down to 50 ms, about 250 ms. */

@@ -119,6 +119,8 @@ public final class Pipeline implements AutoCloseable {
     private long completed;
     private long failed;
     private long stopped;
+    /** Set on a thread while it runs a batch of this pipeline: close() and await() there would wait for themselves. */
+    private final ThreadLocal<Batch> runningBatch = new ThreadLocal<>();
     /** Test seam: told, under the lock, each time a batch enters a stage (batch number, stage from 1). */
     volatile EnterListener enterListener;
 
@@ -222,9 +224,10 @@ public final class Pipeline implements AutoCloseable {
         }
         try {
             workers.execute(b);
-        } catch (RejectedExecutionException e) {
-            // The thread could not be started (thread factory failure; the queue never fills): the
-            // batch fails at stage 1.
+        } catch (RuntimeException | Error e) {
+            // Refused (no thread could be started), or an Error on the way (OutOfMemoryError): the
+            // batch fails at stage 1, so its slot is not held for ever and later batches, await()
+            // and close() go on.
             lock.lock();
             try {
                 occupied[0]--;
@@ -233,7 +236,10 @@ public final class Pipeline implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            return false;
+            if (e instanceof RejectedExecutionException) {
+                return false;
+            }
+            throw e;
         }
         return true;
     }
@@ -243,6 +249,8 @@ public final class Pipeline implements AutoCloseable {
      * {@code Wait}), then reports the first failure among them, in batch order.
      * @throws PipelineException the first failure in batch order, with the step's exception as cause
      * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     *         own batch)
      */
     public void await() throws InterruptedException, PipelineException {
         if (!await(-1L)) {
@@ -256,21 +264,32 @@ public final class Pipeline implements AutoCloseable {
      * @return true if they all ended in time, false if the timeout passed first
      * @throws PipelineException if they ended and one failed: the first failure in batch order
      * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     *         own batch)
      */
     public boolean await(Duration timeout) throws InterruptedException, PipelineException {
-        return await(Math.max(0L, timeout.toNanos()));
+        long nanos;
+        try {
+            nanos = Math.max(0L, timeout.toNanos());
+        } catch (ArithmeticException e) {
+            nanos = timeout.isNegative() ? 0L : Long.MAX_VALUE; // beyond long nanos: as good as for ever
+        }
+        return await(nanos);
     }
 
+    /** Waits, for ever if {@code nanos} is negative. */
     private boolean await(long nanos) throws InterruptedException, PipelineException {
+        notFromAStep("await()");
         PipelineException f;
         long target;
+        boolean timed = nanos >= 0;
         lock.lock();
         try {
             target = nextNumber - 1;
             while (exitedThrough < target) {
-                if (nanos < 0) {
+                if (!timed) {
                     changed.await();
-                } else if (nanos == 0) {
+                } else if (nanos <= 0) { // awaitNanos returns a negative number once the time is up
                     return false;
                 } else {
                     nanos = changed.awaitNanos(nanos);
@@ -311,9 +330,12 @@ public final class Pipeline implements AutoCloseable {
      * threads to exit. If interrupted while waiting, it {@linkplain #cancel() cancels} (every
      * batch stops at its next stage boundary), keeps waiting, and restores the interrupt status.
      * Failures are reported by {@link #await()}, which may still be called.
+     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     *         own batch); a step may call {@link #cancel()}
      */
     @Override
     public void close() {
+        notFromAStep("close()");
         boolean interrupted = false;
         lock.lock();
         try {
@@ -341,6 +363,14 @@ public final class Pipeline implements AutoCloseable {
         workers.close();
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void notFromAStep(String call) {
+        Batch own = runningBatch.get();
+        if (own != null) {
+            throw new IllegalStateException("pipeline '" + name + "': " + call + " called from a step of batch "
+                    + own.number + " would wait for that batch itself; a step may call cancel()");
         }
     }
 
@@ -478,6 +508,15 @@ public final class Pipeline implements AutoCloseable {
     }
 
     private void runBatch(Batch b) {
+        runningBatch.set(b);
+        try {
+            runStages(b);
+        } finally {
+            runningBatch.remove();
+        }
+    }
+
+    private void runStages(Batch b) {
         int n = limits.length;
         for (int i = 0; i < n; i++) {
             lock.lock();

@@ -107,6 +107,69 @@ class PipelineTest {
     }
 
     @Test
+    void awaitWithATimeout_returnsFalseOnceItRunsOut() throws Exception {
+        Pipeline p = pipeline(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.submit(() -> Latches.pass(release));
+        AtomicReference<Boolean> result = new AtomicReference<>();
+        CountDownLatch returned = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                result.set(p.await(Duration.ofMillis(1)));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            } finally {
+                returned.countDown();
+            }
+        });
+        waiter.start();
+        try {
+            // Found by a review: once the time was up it waited for ever, as await() does.
+            assertThat(returned.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("await(1 ms) returned").isTrue();
+            assertThat(result.get()).isFalse();
+        } finally {
+            release.countDown();
+        }
+        p.await();
+        assertThat(p.await(Duration.ofSeconds(Long.MAX_VALUE))).as("a duration past long nanos").isTrue();
+    }
+
+    @Test
+    void closeOrAwaitFromAStep_throwsInsteadOfWaitingForItsOwnBatch() throws Exception {
+        Pipeline p = pipeline(1, 1);
+        AtomicReference<Throwable> fromClose = new AtomicReference<>();
+        AtomicReference<Throwable> fromAwait = new AtomicReference<>();
+        AtomicReference<Throwable> fromTimedAwait = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        p.submit(() -> {
+            try {
+                p.close();
+            } catch (Throwable t) {
+                fromClose.set(t);
+            }
+        }, () -> {
+            try {
+                p.await();
+            } catch (Throwable t) {
+                fromAwait.set(t);
+            }
+            try {
+                p.await(Duration.ofMinutes(1));
+            } catch (Throwable t) {
+                fromTimedAwait.set(t);
+            }
+            done.countDown();
+        });
+        assertThat(done.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the steps returned").isTrue();
+        assertThat(fromClose.get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("close() called from a step of batch 1").hasMessageContaining("cancel()");
+        assertThat(fromAwait.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("await()");
+        assertThat(fromTimedAwait.get()).isInstanceOf(IllegalStateException.class);
+        p.await();
+        assertThat(p.stats().completed()).isEqualTo(1);
+    }
+
+    @Test
     void submit_withTheWrongNumberOfSteps_throws() {
         Pipeline p = pipeline(1, 1);
         assertThatThrownBy(() -> p.submit(() -> { })).isInstanceOf(IllegalArgumentException.class)
