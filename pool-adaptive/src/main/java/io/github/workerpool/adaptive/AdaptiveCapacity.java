@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 import com.netflix.concurrency.limits.Limit;
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.PoolListener;
@@ -482,11 +483,18 @@ public final class AdaptiveCapacity implements AutoCloseable {
          * Makes the adaptive capacity of a pool and, unless {@code enabled(false)}, switches it on.
          * @param pool the pool to size; its capacity now is the configured capacity
          * @return the adaptive capacity
-         * @throws IllegalArgumentException if maxCapacity is below minCapacity, or the pool was
-         *         built with {@code preAlloc(true)} (its capacity is fixed)
+         * @throws IllegalArgumentException if maxCapacity is below minCapacity, the pool was
+         *         built with {@code preAlloc(true)} (its capacity is fixed), or it is a
+         *         {@link MultiPool} (attach one to each of its pools)
          */
         public AdaptiveCapacity attach(Pool pool) {
             Objects.requireNonNull(pool, "pool");
+            if (pool instanceof MultiPool multi) {
+                // Its capacity is the sum of its pools' and its tune sets each pool's: the bounds
+                // would apply per pool, and every task would see a capacity not its limit.
+                throw new IllegalArgumentException("pool '" + pool.name() + "' is a MultiPool of " + multi.size()
+                        + " pools: attach one AdaptiveCapacity to each of them (multi.pool(i)), with bounds per pool");
+            }
             if (this.maxCapacity < this.minCapacity) {
                 throw new IllegalArgumentException("maxCapacity (" + this.maxCapacity + ") must not be below minCapacity ("
                         + this.minCapacity + "), pool '" + pool.name() + "': raise maxCapacity or lower minCapacity");

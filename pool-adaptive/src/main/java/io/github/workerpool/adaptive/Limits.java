@@ -2,10 +2,12 @@ package io.github.workerpool.adaptive;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
+import com.netflix.concurrency.limits.limit.functions.Log10RootIntFunction;
 
 /** Builds the concurrency-limits {@link Limit} of an algorithm, with the settings the benchmark chose. */
 final class Limits {
@@ -50,12 +52,29 @@ final class Limits {
     /** AIMD's back-off on a drop; the library's default. */
     static final double AIMD_BACKOFF = 0.9;
 
-    /** AIMDLimit's default timeout when the pool has no runTimeout. */
-    private static final long AIMD_DEFAULT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
-
+    /**
+     * No runTimeout, no timeout: AIMD then backs off only on a drop-on failure, as documented. (The
+     * library's AIMDLimit defaults to 5 s, which made every window of tasks that normally run
+     * longer a drop, and held such a pool at its minimum.)
+     */
     private static Limit aimd(int initial, int min, int max, Duration timeout, boolean slowStart) {
-        long timeoutNanos = (timeout != null) ? Math.max(1, PoolTimeouts.nanos(timeout)) : AIMD_DEFAULT_TIMEOUT_NANOS;
+        long timeoutNanos = (timeout != null) ? Math.max(1, PoolTimeouts.nanos(timeout)) : Long.MAX_VALUE;
         return new SlowStartAimdLimit(initial, min, max, AIMD_BACKOFF, timeoutNanos, slowStart);
+    }
+
+    /**
+     * Vegas with the library's back-off (limit - log10(limit), on a drop or a queue above beta)
+     * floored at {@code min}: the library floors it at 1 only, so a long back-off took its estimate
+     * far below min-capacity while the pool sat clamped there, and a recovered backend waited
+     * windows before the capacity rose.
+     */
+    private static Limit vegas(int initial, int min, int max) {
+        IntUnaryOperator log10 = Log10RootIntFunction.create(0);
+        return VegasLimit.newBuilder()
+            .initialLimit(initial)
+            .maxConcurrency(max)
+            .decreaseFunction((limit) -> Math.max(min, limit - log10.applyAsInt((int) limit)))
+            .build();
     }
 
     /** Durations beyond long nanoseconds are no limit in practice. */
@@ -73,7 +92,7 @@ final class Limits {
 
     /**
      * @param aimdTimeout for AIMD: a window whose average run time exceeds it is a drop; null for
-     *                    the library's default (5 s)
+     *                    none (only drop-on failures are drops)
      * @param aimdSlowStart for AIMD: whether it doubles a window until its first drop (false when
      *                      rebuilt from a running limit)
      */
@@ -90,10 +109,7 @@ final class Limits {
                 .longWindow(600)
                 .build();
             case AIMD -> aimd(initial, min, max, aimdTimeout, aimdSlowStart);
-            case VEGAS -> VegasLimit.newBuilder()
-                .initialLimit(initial)
-                .maxConcurrency(max)
-                .build();
+            case VEGAS -> vegas(initial, min, max);
         };
         return new SampleWindows(limit, TimeUnit.MILLISECONDS.toNanos(MIN_WINDOW_MILLIS),
                 TimeUnit.MILLISECONDS.toNanos(MAX_WINDOW_MILLIS), MIN_WINDOW_SAMPLES, MIN_RTT_NANOS,

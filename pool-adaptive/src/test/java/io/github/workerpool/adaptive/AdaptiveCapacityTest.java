@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.WorkerPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -392,6 +393,15 @@ class AdaptiveCapacityTest {
         this.pools.add(preAlloc);
         assertThatThrownBy(() -> AdaptiveCapacity.builder().attach(preAlloc))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("preAlloc");
+        // Found by a review: attached to a MultiPool of 4 x 8 with max 16, it tuned each pool to 16
+        // (64 in all), and disable() restored 4 x 32.
+        try (MultiPool multi = MultiPool.of(4, WorkerPool.builder().name("multi").capacity(8),
+                MultiPool.LoadBalancing.ROUND_ROBIN)) {
+            assertThatThrownBy(() -> AdaptiveCapacity.builder().maxCapacity(16).attach(multi))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MultiPool of 4 pools")
+                    .hasMessageContaining("multi.pool(i)");
+            assertThat(multi.capacity()).isEqualTo(32);
+        }
         assertThatThrownBy(() -> Algorithm.of("tcp")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'tcp'").hasMessageContaining("gradient2, aimd or vegas");
         assertThat(Algorithm.of(" Vegas ")).isEqualTo(Algorithm.VEGAS);

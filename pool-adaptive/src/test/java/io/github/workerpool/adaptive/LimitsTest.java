@@ -1,0 +1,56 @@
+package io.github.workerpool.adaptive;
+
+import java.util.concurrent.TimeUnit;
+
+import com.netflix.concurrency.limits.Limit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The algorithms as {@link Limits} makes them, fed whole windows on a clock the test drives. */
+class LimitsTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private long now = TimeUnit.HOURS.toNanos(1);
+
+    /** One window: 10 samples of {@code rttMillis}, 120 ms apart (past the longest window, 1 s). */
+    private void window(Limit limit, long rttMillis, int inflight, boolean drop) {
+        for (int i = 0; i < 10; i++) {
+            this.now += 120 * MS;
+            limit.onSample(this.now - rttMillis * MS, rttMillis * MS, inflight, drop);
+        }
+    }
+
+    @Test
+    void aimdWithoutARunTimeout_doesNotBackOffOnLongTasks() {
+        // Found by a review: the library's AIMDLimit times out at 5 s when given no timeout, so
+        // tasks of 6 s counted as drops every window and held the pool at its minimum.
+        Limit limit = Limits.create(Algorithm.AIMD, 8, 1, 64, null, false);
+        for (int i = 0; i < 5; i++) {
+            window(limit, 6_000, 8, false);
+            assertThat(limit.getLimit()).as("after %d windows of 6 s tasks", i + 1).isGreaterThanOrEqualTo(8);
+        }
+        int before = limit.getLimit();
+        window(limit, 6_000, before, true);
+        assertThat(limit.getLimit()).as("a drop-on failure still backs off").isLessThan(before);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aLongBackOff_neverTakesTheEstimateBelowTheMinimum(Algorithm algorithm) {
+        // Found by a review: Vegas' back-off is floored at 1 by the library, so 15 windows of drops
+        // took its estimate from 20 to 5 while the pool sat clamped at 20.
+        Limit limit = Limits.create(algorithm, 20, 20, 200, null, true);
+        window(limit, 10, 20, false);
+        for (int i = 0; i < 15; i++) {
+            window(limit, 10, 20, true);
+            assertThat(limit.getLimit()).as("%s after %d windows of drops", algorithm, i + 1).isGreaterThanOrEqualTo(20);
+        }
+        window(limit, 10, 20, false);
+        assertThat(limit.getLimit()).isGreaterThanOrEqualTo(20);
+    }
+
+}
