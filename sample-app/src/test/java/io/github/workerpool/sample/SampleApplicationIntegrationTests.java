@@ -309,6 +309,11 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         }
         EtlAudit.of(this.jdbc).assertComplete(ROWS, BATCH);
         assertThat(http.post("/etl/start").status()).as("start when done").isEqualTo(409);
+        // Found by a review: the timers listened to the idle pipeline made at startup, never a run's.
+        JsonNode timer = http.get("/actuator/metrics/executor?tag=name:etl-pipeline").json();
+        assertThat(timer.get("measurements").get(0).get("statistic").asString()).isEqualTo("COUNT");
+        assertThat(timer.get("measurements").get(0).get("value").asDouble()).as(timer.toString())
+            .isGreaterThanOrEqualTo(ROWS / BATCH);
     }
 
     private static JsonNode run(TestHttp http, int id) {

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import io.github.workerpool.Pool;
+import io.github.workerpool.PoolListener;
 import io.github.workerpool.TaskGroup;
 import java.util.concurrent.ExecutorService;
 import io.github.workerpool.pipeline.Pipeline;
@@ -65,6 +67,9 @@ public class EtlJob implements DisposableBean {
 
     private final Object lock = new Object();
 
+    /** Listeners of the etl-pipeline bean, given to each run's pipeline pool (see addPipelineListener). */
+    private final List<PoolListener> pipelineListeners = new CopyOnWriteArrayList<>();
+
     private volatile State state = State.IDLE;
 
     private volatile Pipeline pipeline;
@@ -104,15 +109,38 @@ public class EtlJob implements DisposableBean {
     }
 
     private Pipeline newPipeline() {
-        return Pipeline.builder().name("etl-pipeline")
+        Pipeline next = Pipeline.builder().name("etl-pipeline")
             .concurrency(this.properties.getEnrichConcurrency(), this.properties.getAnalyseConcurrency(),
                     this.properties.getLoadConcurrency(), 1)
             .build();
+        for (PoolListener listener : this.pipelineListeners) {
+            next.pool().addListener(listener);
+        }
+        return next;
     }
 
     /** The pool of the current (or last, or next) run's pipeline, for the dashboard. */
     Pool pipelinePool() {
         return this.pipeline.pool();
+    }
+
+    /**
+     * Adds a listener to the pipeline's pool, this run's and every later run's: the meters'
+     * timers and the events are listeners, added once, when the {@code etl-pipeline} bean is made.
+     */
+    void addPipelineListener(PoolListener listener) {
+        synchronized (this.lock) {
+            this.pipelineListeners.add(listener);
+            this.pipeline.pool().addListener(listener);
+        }
+    }
+
+    /** Removes a listener added with {@link #addPipelineListener}. */
+    void removePipelineListener(PoolListener listener) {
+        synchronized (this.lock) {
+            this.pipelineListeners.remove(listener);
+            this.pipeline.pool().removeListener(listener);
+        }
     }
 
     /** Resumes a job that was running when the application went down. */

@@ -1,9 +1,9 @@
 package io.github.workerpool.sample.etl;
 
-import java.util.function.Supplier;
 
 import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
+import io.github.workerpool.PoolListener;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,22 +19,36 @@ class PipelinePoolBean {
 
     @Bean(name = "etl-pipeline", destroyMethod = "")
     Pool etlPipelinePool(EtlJob job) {
-        return new Current(job::pipelinePool);
+        return new Current(job);
     }
 
     /** A pool that forwards every call to the pool that is current now. */
     private static final class Current extends ForwardingPool {
 
-        private final Supplier<Pool> pool;
+        private final EtlJob job;
 
-        Current(Supplier<Pool> pool) {
-            this.pool = pool;
+        Current(EtlJob job) {
+            this.job = job;
         }
 
-        /** The current run's pool; listeners added to it stay with that run (the meters read figures only). */
+        /** The current run's pool. */
         @Override
         protected Pool delegate() {
-            return this.pool.get();
+            return this.job.pipelinePool();
+        }
+
+        /**
+         * On every run's pool: the meters' timers and the events listen from the bean's start,
+         * and each run has a pool of its own (added to the first only, they timed nothing).
+         */
+        @Override
+        public void addListener(PoolListener listener) {
+            this.job.addPipelineListener(listener);
+        }
+
+        @Override
+        public void removeListener(PoolListener listener) {
+            this.job.removePipelineListener(listener);
         }
 
         /**
