@@ -163,6 +163,12 @@ final class QueueEngine extends Engine {
                 p.counters.submitted.increment();
                 return true;
             }
+            if (p.workerCount == 0) {
+                // The thread factory failed and no worker is alive to take the task from the queue
+                // later: the full path tries once more and refuses it, naming the factory (queued,
+                // it waited for a later submit that might never come, and close() for it).
+                return false;
+            }
         }
         // Trying: offered as counted by the pool (the queue does not count it), then counted here.
         if (!offer(work, trying)) {

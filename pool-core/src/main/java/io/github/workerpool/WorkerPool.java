@@ -425,7 +425,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /**
      * The full-pool path: start a worker if there is room after all, queue if the queue has room,
      * else reject or wait for a worker as configured. A thread factory that fails does not refuse
-     * the task while a live worker or the queue can take it.
+     * the task while a live worker can take it, at once or from the queue.
      */
     private void awaitWorker(Object task) {
         if (!countsOnSubmit) {
@@ -467,12 +467,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                         factoryFailed = true;
                         continue; // look again: the pool may have changed while unlocked
                     }
-                    if (engine.hasRoom()) {
-                        toQueue = true;
-                    } else if (factoryFailed && workerCount == 0) {
+                    if (factoryFailed && workerCount == 0) {
+                        // Not even into the queue: with no live worker nothing would take it from there.
                         throw rejectOverload("pool '" + name + "' could not create a worker thread (its thread factory "
-                                + threadFactory + " failed) and has no live worker" + (queueCapacity > 0 ? " or queue room" : "")
-                                + " to take the task; fix the thread factory");
+                                + threadFactory + " failed) and has no live worker to run the task; fix the thread "
+                                + "factory");
+                    } else if (engine.hasRoom()) {
+                        toQueue = true;
                     } else if (nonblocking) {
                         throw rejectOverload("pool '" + name + "' is full: " + busyNote(c, factoryFailed)
                                 + queueNote() + "; it is nonblocking, so it rejects instead of waiting");

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every live option, changed on a running pool, with its effect on waiting callers, queued tasks
@@ -465,9 +467,12 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
         assertThat(pool.stats().rejected()).isZero();
     }
 
-    @Test
-    void aFailingThreadFactory_withNoLiveWorker_rejectsNamingThePoolAndTheFactory() {
-        WorkerPool pool = pool(WorkerPool.builder().name("dead").capacity(2).queueCapacity(0)
+    @ParameterizedTest
+    @ValueSource(ints = { 0, 5, Integer.MAX_VALUE })
+    void aFailingThreadFactory_withNoLiveWorker_rejectsNamingThePoolAndTheFactory(int queueCapacity) {
+        // Found by a review: with a queue the task was queued for no worker; it ran only if a later
+        // submit got a thread, and close() waited for it for ever.
+        WorkerPool pool = pool(WorkerPool.builder().name("dead").capacity(2).queueCapacity(queueCapacity)
                 .threadFactory(r -> {
                     throw new IllegalStateException("no threads today");
                 }));
@@ -476,6 +481,25 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
                 .hasMessageContaining("'dead'")
                 .hasMessageContaining("thread factory");
         assertThat(pool.stats().rejected()).isEqualTo(1);
+        assertThat(pool.stats().submitted()).isEqualTo(1);
+        assertThat(pool.queued()).isZero();
+        assertThat(pool.tryExecute(() -> { })).isFalse();
+        assertThat(pool.queued()).isZero();
+    }
+
+    @Test
+    void aThreadFactoryThatFailsOnce_withAQueue_leavesNoTaskBehind() throws Exception {
+        SwitchableFactory factory = new SwitchableFactory();
+        WorkerPool pool = pool(WorkerPool.builder().name("tf").capacity(1).queueCapacity(1).threadFactory(factory));
+        factory.fail = true;
+        AtomicInteger ran = new AtomicInteger();
+        assertThatThrownBy(() -> pool.execute(ran::incrementAndGet)).isInstanceOf(PoolOverloadException.class);
+        factory.fail = false;
+        pool.execute(ran::incrementAndGet);
+        awaitUntil("the second task ran", () -> ran.get() == 1);
+        pool.shutdown();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("nothing left in the queue").isTrue();
+        assertThat(ran.get()).isEqualTo(1);
     }
 
     /** Records what a listener hears. */
