@@ -1,5 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.util.function.Predicate;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -55,10 +57,16 @@ public final class PoolsEndpointAutoConfiguration {
         @Bean
         FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(ListableBeanFactory beanFactory,
                 ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
-            String path = PoolsEndpointBodyFilter.actuatorPath(environment.getProperty("spring.mvc.servlet.path", "/"),
-                    environment.getProperty("management.endpoints.web.base-path", "/actuator"));
+            return registration(PoolsEndpointBodyFilter.actuatorPath(environment.getProperty("spring.mvc.servlet.path", "/"),
+                    environment.getProperty("management.endpoints.web.base-path", "/actuator")),
+                    (name) -> Pools.in(beanFactory).containsKey(name), access);
+        }
+
+        /** The filter on the actuator's path of one server. */
+        static FilterRegistrationBean<PoolsEndpointBodyFilter> registration(String path, Predicate<String> poolExists,
+                ObjectProvider<EndpointAccessResolver> access) {
             FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
-                    new PoolsEndpointBodyFilter(path, (name) -> Pools.in(beanFactory).containsKey(name), () -> {
+                    new PoolsEndpointBodyFilter(path, poolExists, () -> {
                         EndpointAccessResolver resolver = access.getIfAvailable();
                         return resolver != null
                                 && resolver.accessFor(POOLS, Access.READ_ONLY) == Access.UNRESTRICTED;
