@@ -64,6 +64,13 @@ public class PoolsEndpoint {
         this.events = events;
     }
 
+    /** What may refuse {@code {"adaptive": true}}; the auto-configuration sets the web server pool's rule. */
+    private AdaptiveGuard adaptiveGuard = AdaptiveGuard.NONE;
+
+    void adaptiveGuard(AdaptiveGuard guard) {
+        this.adaptiveGuard = guard;
+    }
+
     /** Returns every pool. */
     @ReadOperation
     public PoolsDescriptor pools() {
@@ -204,6 +211,12 @@ public class PoolsEndpoint {
                         ? "it was built with preAlloc, which fixes its capacity"
                         : (pool instanceof SpringPool) ? "add the " + AdaptiveSupport.DEPENDENCY + " dependency"
                         : "only pools from pools.instances have one here (build an AdaptiveCapacity for your own)"));
+            }
+        }
+        if (adaptive != null && Boolean.TRUE.equals(adaptiveValue) && !adaptive.enabled()) {
+            String refusal = this.adaptiveGuard.refusal(name, adaptive.settings().minCapacity());
+            if (refusal != null) {
+                throw badRequest(prefix + refusal);
             }
         }
         boolean wasAdaptive = adaptive != null && adaptive.enabled();

@@ -33,8 +33,11 @@ public final class PoolsEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory, ApplicationEventPublisher events) {
-        return new PoolsEndpoint(() -> Pools.in(beanFactory), events);
+    PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory, ApplicationEventPublisher events,
+            org.springframework.core.env.Environment environment) {
+        PoolsEndpoint endpoint = new PoolsEndpoint(() -> Pools.in(beanFactory), events);
+        endpoint.adaptiveGuard(AdaptiveGuard.of(environment));
+        return endpoint;
     }
 
     @Bean

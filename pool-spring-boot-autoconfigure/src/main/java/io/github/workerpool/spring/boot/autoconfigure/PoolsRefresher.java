@@ -153,6 +153,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             // Every check that can refuse the refresh comes before the first change: a refused
             // value leaves the pool with all its options.
             PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
+            if (adaptive != null && nextAdaptive.enabled()) {
+                String refusal = AdaptiveGuard.of(this.environment).refusal(name, nextAdaptive.minCapacity());
+                if (refusal != null) {
+                    String property = PoolSettings.property(name, "adaptive.min-capacity");
+                    throw new PoolConfigurationException(property, nextAdaptive.minCapacity(), refusal,
+                            "Update " + property + ".");
+                }
+            }
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
             boolean adaptiveCapacity = adaptive != null && (adaptive.enabled() || nextAdaptive.enabled());
             after = pool.reconfigure((current) -> {

@@ -442,6 +442,32 @@ class PoolsAdaptiveTests {
         });
     }
 
+    @Test
+    void theWebServersPool_cannotBeSwitchedAdaptiveLive_downToItsReservedThreads(CapturedOutput output) {
+        // Found by a review: startup refuses adaptive.min-capacity <= reserved-threads for the web
+        // server's pool, but a pool switched on later (endpoint, refresh) went there unchecked, and
+        // the server then let one request in at a time. (pools.web-server.* read as the rule's input;
+        // the web server itself is not needed for the check.)
+        this.runner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "mail", Map.of(), true))
+                .withMessageContaining("runs the web server's requests")
+                .withMessageContaining("Set pools.instances.mail.adaptive.min-capacity to at least 3");
+            assertThat(mail.adaptive().enabled()).isFalse();
+            refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "true"));
+            assertThat(mail.adaptive().enabled()).isFalse();
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value '1' for "
+                    + "property 'pools.instances.mail.adaptive.min-capacity'");
+            refresh(context, Map.of("pools.instances.mail.adaptive.min-capacity", "3"));
+            assertThat(mail.adaptive().enabled()).as("above the reserved threads").isTrue();
+            // The db pool is not the web server's: switched as before.
+            tune(context, "db", Map.of(), false);
+            tune(context, "db", Map.of(), true);
+            assertThat(context.getBean("db", SpringPool.class).adaptive().enabled()).isTrue();
+        });
+    }
+
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed-" + values, values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));

@@ -1,0 +1,41 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.env.Environment;
+
+/**
+ * Refuses to switch a pool's adaptive sizing on, from the endpoint or a refresh, where startup
+ * would have refused it: the web server's pool ({@code pools.web-server.pool}) sized down to no
+ * more than {@code pools.web-server.reserved-threads} admits one request at a time and answers 503
+ * to the rest. Startup checks this rule when the pool starts adaptive; without this, a pool
+ * switched on later went there unchecked.
+ */
+@FunctionalInterface
+interface AdaptiveGuard {
+
+    /** Allows everything. */
+    AdaptiveGuard NONE = (pool, minCapacity) -> null;
+
+    /**
+     * Why adaptive sizing down to {@code minCapacity} must not be switched on for the pool, with
+     * the fix; null if it may.
+     */
+    @Nullable String refusal(String pool, int minCapacity);
+
+    /** The web server pool's rule, from {@code pools.web-server.*} (read at startup, as they are). */
+    static AdaptiveGuard of(Environment environment) {
+        String webServerPool = environment.getProperty("pools.web-server.pool");
+        if (webServerPool == null || webServerPool.isBlank()) {
+            return NONE;
+        }
+        int reserved = environment.getProperty("pools.web-server.reserved-threads", Integer.class, 2);
+        return (pool, minCapacity) -> (!pool.equals(webServerPool) || minCapacity > reserved) ? null
+                : "pool '" + pool + "' runs the web server's requests (pools.web-server.pool): sized adaptively down to "
+                        + minCapacity + " it would leave no thread for requests beyond the " + reserved
+                        + " kept for the connector's own tasks (pools.web-server.reserved-threads). Set "
+                        + PoolSettings.property(pool, "adaptive.min-capacity") + " to at least " + (reserved + 1)
+                        + " first";
+    }
+
+}
