@@ -42,11 +42,21 @@ run="$root/target/fleet"
 app=workerpool-sample
 ops_password="fleet-ops-$RANDOM$RANDOM"
 node="/config/$app/pools/instances/mail/capacity"
+# Not the sample's application.yml value (8): a replica that did not read ZooKeeper shows 8, and the
+# checks below wait for the seeded value.
+seeded=7
 
 log() { printf '== %s\n' "$*"; }
 
 # --- what it needs -------------------------------------------------------------------------------
-if [ ! -f "$sample_jar" ] || [ ! -f "$admin_jar" ] || [ ! -d "$replica_lib" ]; then
+# Built when missing, or older than a source or pom of the modules they are made of (a git pull).
+stale() {
+  [ -n "$(find "$root"/pom.xml "$root"/pool-core "$root"/pool-adaptive "$root"/pool-spring-boot-autoconfigure \
+    "$root"/pool-spring-boot-starter "$root"/pool-spring-boot-admin "$root"/sample-app "$root"/pool-fleet-demo \
+    -newer "$1" -type f \( -path '*/src/main/*' -o -name pom.xml \) 2>/dev/null | head -1)" ]
+}
+if [ ! -f "$sample_jar" ] || [ ! -f "$admin_jar" ] || [ ! -d "$replica_lib" ] || stale "$sample_jar" \
+    || stale "$admin_jar"; then
   log "building the jars: ./mvnw -q -pl pool-fleet-demo -am package -DskipTests"
   ./mvnw -q -pl pool-fleet-demo -am package -DskipTests
 fi
@@ -170,7 +180,7 @@ create /config/$app
 create /config/$app/pools
 create /config/$app/pools/instances
 create /config/$app/pools/instances/mail
-create $node 8
+create $node $seeded
 quit
 EOF
 
@@ -248,8 +258,8 @@ all_three() { local values; values=$(cat); [ "$(echo "$values" | grep -c "^$1\$"
 sba_sees() { sba_capacities | all_three "$1"; }
 prometheus_sees() { prometheus_capacities | all_three "$1"; }
 
-await 60 "SBA lists the three replicas with their pools" sba_sees 8
-await 60 "Prometheus scrapes the three replicas" prometheus_sees 8
+await 60 "SBA lists the three replicas with their pools, capacity $seeded from ZooKeeper" sba_sees "$seeded"
+await 60 "Prometheus scrapes the three replicas" prometheus_sees "$seeded"
 prometheus_has_rules() { curl -sf "$prom/api/v1/rules" | grep -q '"name":"WorkerPoolDown"'; }
 await 30 "Prometheus loaded docs/prometheus/workerpool-alerts.yml" prometheus_has_rules
 
