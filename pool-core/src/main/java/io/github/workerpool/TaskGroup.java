@@ -552,13 +552,11 @@ public final class TaskGroup<R> {
                 return null;
             }
             runner = Thread.currentThread();
-            Task<?> outer = RUNNING.get();
-            RUNNING.set(this);
             try {
                 if (state != PENDING) {
                     return null;
                 }
-                R v = work.call(this);
+                R v = call();
                 group.finish(this, SUCCEEDED, v, null);
                 return v;
             } catch (Throwable t) {
@@ -566,6 +564,19 @@ public final class TaskGroup<R> {
                 throw t;
             } finally {
                 runner = null;
+            }
+        }
+
+        /**
+         * Runs the work marked as this thread's task, and only the work: finishing completes the
+         * task's futures, whose callbacks run here and may wait for the task, now done.
+         */
+        private R call() throws Exception {
+            Task<?> outer = RUNNING.get();
+            RUNNING.set(this);
+            try {
+                return work.call(this);
+            } finally {
                 if (outer == null) {
                     RUNNING.remove();
                 } else {

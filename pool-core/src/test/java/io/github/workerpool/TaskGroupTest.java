@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +57,29 @@ class TaskGroupTest {
         assertThat(refused.get(0)).hasMessageContaining("awaitAll() called from task 0 of the same group");
         assertThat(refused.get(2)).hasMessageContaining("get() of task 0 called from the task itself");
         assertThat(group.awaitAll()).containsExactly("done");
+    }
+
+    @Test
+    void aCallbackOfAFinishedTask_mayWaitForIt_onTheTasksThread() throws Exception {
+        // Found by a review: the task's thread still counted as running it while finishing, when
+        // the dependents of its futures run there, and a wait in one threw.
+        WorkerPool pool = pool(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGroup.Task<String> task = group.submit(() -> {
+            Latches.pass(release);
+            return "done";
+        });
+        CompletableFuture<String> seen = task.toCompletableFuture()
+                .thenApply((v) -> {
+                    try {
+                        return task.get() + "/" + group.awaitAll();
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
+                    }
+                });
+        release.countDown();
+        assertThat(seen.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("done/[done]");
     }
 
     @Test
