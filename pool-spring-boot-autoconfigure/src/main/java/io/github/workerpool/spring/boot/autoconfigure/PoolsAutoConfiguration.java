@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 
@@ -18,6 +19,7 @@ import org.springframework.scheduling.annotation.AsyncConfigurer;
  * named worker pools: one bean per {@code pools.instances} entry, usable with {@code @Async}.
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
+@ImportRuntimeHints(PoolsPropertiesRuntimeHints.class)
 @Import({ PoolsRegistrar.class, PoolsAutoConfiguration.AsyncConfiguration.class,
         PoolsAutoConfiguration.RefreshConfiguration.class })
 public final class PoolsAutoConfiguration {

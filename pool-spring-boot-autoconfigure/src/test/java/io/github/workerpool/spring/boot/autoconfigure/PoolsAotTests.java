@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.workerpool.Pool;
+import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsProperties;
+import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.RuntimeHints;
@@ -80,6 +82,24 @@ class PoolsAotTests {
         TestGenerationContext generationContext = new TestGenerationContext();
         new ApplicationContextAotGenerator().processAheadOfTime(build, generationContext);
         assertBindingHints(generationContext.getRuntimeHints());
+    }
+
+    @Test
+    void thePropertiesHaveBindingHintsWhenProcessedAheadOfTime() {
+        // pools.* is bound where it is read, no @ConfigurationProperties bean (Spring Cloud's
+        // rebinder), so Boot's processing no longer finds its types by itself.
+        AnnotationConfigApplicationContext build = new AnnotationConfigApplicationContext();
+        TestPropertyValues.of("pools.instances.mail.capacity=2").applyTo(build);
+        build.register(PoolsAutoConfiguration.class);
+        TestGenerationContext generationContext = new TestGenerationContext();
+        new ApplicationContextAotGenerator().processAheadOfTime(build, generationContext);
+        RuntimeHints hints = generationContext.getRuntimeHints();
+        ReflectionHintsPredicates reflection = RuntimeHintsPredicates.reflection();
+        for (Class<?> type : new Class<?>[] { PoolsProperties.class, PoolsProperties.Pool.class,
+                PoolEventsProperties.class, WebServerPoolProperties.class }) {
+            assertThat(reflection.onType(type)).as(type.getName()).accepts(hints);
+        }
+        assertThat(reflection.onMethodInvocation(PoolsProperties.Pool.class, "setCapacity")).accepts(hints);
     }
 
     private static void assertBindingHints(RuntimeHints hints) {

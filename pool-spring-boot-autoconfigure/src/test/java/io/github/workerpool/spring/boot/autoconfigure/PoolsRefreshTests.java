@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -270,7 +271,6 @@ class PoolsRefreshTests {
         });
     }
 
-    /** Puts the values in front of every other source and publishes the event for their keys. */
     @Test
     void aValueThatCannotBeBoundLeavesSpringCloudsRebindingOfOtherPropertiesAlone(CapturedOutput output) {
         // Spring Cloud rebinds every @ConfigurationProperties bean on the same event and rethrows
@@ -285,6 +285,20 @@ class PoolsRefreshTests {
                 assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(3);
                 assertThat(output).contains("Pools not refreshed: Invalid value 'many' for property "
                         + "'pools.instances.mail.capacity'");
+            });
+    }
+
+    @Test
+    void aBadEventsValueLeavesSpringCloudsRebindingAlone_andIsWarnedToTakeARestart(CapturedOutput output) {
+        this.runner.withConfiguration(AutoConfigurations.of(ConfigurationPropertiesRebinderAutoConfiguration.class,
+                PoolEventsAutoConfiguration.class))
+            .run((context) -> {
+                Map<String, Object> values = Map.of("pools.events.check-interval", "often",
+                        "pools.instances.crawler.capacity", "5");
+                context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
+                context.publishEvent(new EnvironmentChangeEvent(context.getSourceApplicationContext(), values.keySet()));
+                assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(5);
+                assertThat(output).contains("pools.events.* take a restart to change");
             });
     }
 
@@ -330,6 +344,7 @@ class PoolsRefreshTests {
         });
     }
 
+    /** Puts the values in front of every other source and publishes the event for their keys. */
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));

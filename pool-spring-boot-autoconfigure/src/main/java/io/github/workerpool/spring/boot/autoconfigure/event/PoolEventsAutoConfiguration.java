@@ -6,7 +6,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,14 +20,15 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = PoolsAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "pools.events.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(PoolEventsProperties.class)
 @Import(PoolEventsAutoConfiguration.MetricsConfiguration.class)
 public final class PoolEventsAutoConfiguration {
 
     /*
      * The publisher is a bean post-processor (it sees pool beans come and go), so its bean method
      * is static and binds pools.events itself: a post-processor that took the properties bean
-     * would have it made before the other post-processors exist.
+     * would have it made before the other post-processors exist. And pools.events is no
+     * @ConfigurationProperties bean at all: Spring Cloud rebinds every such bean on a refresh and
+     * rethrows the first failure, so one bad value failed the whole refresh.
      */
 
     @Bean

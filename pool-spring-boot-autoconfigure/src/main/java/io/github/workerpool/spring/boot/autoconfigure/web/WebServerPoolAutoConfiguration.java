@@ -14,7 +14,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -36,7 +35,6 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass(
         name = { "jakarta.servlet.Filter", "org.springframework.boot.web.server.WebServerFactoryCustomizer" })
 @ConditionalOnProperty("pools.web-server.pool")
-@EnableConfigurationProperties(WebServerPoolProperties.class)
 @Import({ WebServerPoolAutoConfiguration.TomcatConfiguration.class,
         WebServerPoolAutoConfiguration.JettyConfiguration.class })
 public final class WebServerPoolAutoConfiguration {
@@ -52,8 +50,8 @@ public final class WebServerPoolAutoConfiguration {
     private static final Log logger = LogFactory.getLog(WebServerPoolAutoConfiguration.class);
 
     @Bean
-    WebServerPool poolsWebServerPool(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
-            Environment environment) {
+    WebServerPool poolsWebServerPool(ListableBeanFactory beanFactory, Environment environment) {
+        WebServerPoolProperties properties = properties(environment);
         // Read, not injected: pools.* is no bean (see PoolsAutoConfiguration); the registrar has
         // already refused what cannot be bound.
         PoolsProperties pools = Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class))
@@ -99,16 +97,24 @@ public final class WebServerPoolAutoConfiguration {
                 "pools.instances." + name + ".adaptive.min-capacity");
     }
 
+    /**
+     * pools.web-server, bound where it is read: as a @ConfigurationProperties bean, Spring Cloud
+     * would rebind it on every refresh and fail the whole refresh on a bad value (it is read at
+     * startup only; a refresh that changes it is warned about).
+     */
+    private static WebServerPoolProperties properties(Environment environment) {
+        return Binder.get(environment).bindOrCreate("pools.web-server", WebServerPoolProperties.class);
+    }
+
     @Bean
     WebServerKindCheck poolsWebServerKindCheck(WebServerPool pool) {
         return new WebServerKindCheck(pool);
     }
 
     @Bean
-    FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool,
-            WebServerPoolProperties properties, Environment environment) {
+    FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool, Environment environment) {
         String exempt = exemptPath(environment);
-        AdmissionFilter filter = new AdmissionFilter(pool, properties.getRetryAfter(), exempt,
+        AdmissionFilter filter = new AdmissionFilter(pool, properties(environment).getRetryAfter(), exempt,
                 tuneRequest(environment, exempt, pool.name()), System::nanoTime);
         FilterRegistrationBean<AdmissionFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("poolsWebServerAdmissionFilter");

@@ -457,8 +457,7 @@ class PoolEventsAutoConfigurationTests {
         this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.events.enabled=false")
             .run((context) -> assertThat(context).hasNotFailed()
                 .doesNotHaveBean(PoolEventPublisher.class)
-                .doesNotHaveBean(PoolEventsMeterBinder.class)
-                .doesNotHaveBean(PoolEventsProperties.class));
+                .doesNotHaveBean(PoolEventsMeterBinder.class));
     }
 
     @Test
