@@ -203,7 +203,7 @@ final class QueueEngine extends Engine {
                 return false;
             }
         } else if (counted) {
-            p.counters.submitted.add(-1); // tryExecute's task (the full path never reaches an unbounded queue); its offer counts it
+            p.counters.submitted.add(-1); // counted by tryExecute or the full path; the offer below counts it
         }
         queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {

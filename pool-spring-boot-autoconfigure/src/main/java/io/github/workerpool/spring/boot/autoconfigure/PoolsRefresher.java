@@ -97,7 +97,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             String name = instance.getKey();
             SpringPool pool = running.remove(name);
             if (pool == null) {
-                logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
+                try {
+                    PoolsRegistrar.checkName(name);
+                    logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
+                }
+                catch (PoolConfigurationException ex) {
+                    logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: "
+                            + ex.getMessage() + " (" + ex.getAction() + ")");
+                }
                 continue;
             }
             if (touches(keys, name)) { // else it keeps its options, a tune from the endpoint among them

@@ -13,6 +13,7 @@ import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
@@ -87,9 +88,10 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
 
     /**
      * Fails for a pool named after a bean of Spring's own task infrastructure: Boot's executor
-     * definition then fails startup with a bare "illegally overridden" error, and Boot's
-     * scheduler backs off silently (a pool is no TaskScheduler: {@code @Scheduled} methods ran on
-     * Spring's single fallback thread).
+     * definition then fails startup with a bare "illegally overridden" error, Boot's scheduler
+     * backs off silently (a pool is no TaskScheduler: {@code @Scheduled} methods ran on Spring's
+     * single fallback thread), and the context takes an Executor named bootstrapExecutor for its
+     * background bean initialization.
      * @throws PoolConfigurationException naming the pool's entry and the fix
      */
     static void checkName(String name) {
@@ -98,6 +100,12 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                     "it is the bean name of Spring Boot's own executor (MVC async, WebFlux, plain @Async)",
                     "Give the pool another name. To run plain @Async methods on a pool, set pools.default-pool "
                             + "to its name.");
+        }
+        if (ConfigurableApplicationContext.BOOTSTRAP_EXECUTOR_BEAN_NAME.equals(name)) {
+            throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                    "it is the bean name of Spring's bootstrap executor: the context would run its background "
+                            + "bean initialization on the pool, and a full pool would refuse it",
+                    "Give the pool another name.");
         }
         if (ScheduledAnnotationBeanPostProcessor.DEFAULT_TASK_SCHEDULER_BEAN_NAME.equals(name)) {
             throw new PoolConfigurationException(PoolSettings.instance(name), name,

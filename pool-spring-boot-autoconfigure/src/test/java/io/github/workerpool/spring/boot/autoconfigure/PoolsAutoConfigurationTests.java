@@ -713,6 +713,16 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void poolNamedAfterTheBootstrapExecutorFailsStartupNamingTheFix() {
+        this.runner.withPropertyValues("pools.instances.bootstrapExecutor.capacity=2").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).startsWith("Invalid value 'bootstrapExecutor' for property "
+                    + "'pools.instances.[bootstrapExecutor]': it is the bean name of Spring's bootstrap executor");
+            assertThat(analysis.getAction()).contains("Give the pool another name");
+        });
+    }
+
+    @Test
     void poolNamedTaskExecutorLeavesPlainAsyncOnBootsExecutor() {
         this.runner.withUserConfiguration(AsyncConfiguration.class)
             .withPropertyValues("pools.instances.taskExecutor.capacity=2")

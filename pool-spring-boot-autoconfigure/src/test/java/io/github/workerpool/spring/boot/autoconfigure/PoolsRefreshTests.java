@@ -337,6 +337,16 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void anInstanceAddedUnderAReservedNameIsWarnedThatARestartWouldFail(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.taskScheduler.capacity", "2", "pools.instances.reports.capacity", "2"));
+            assertThat(output).contains("Pool 'reports' was added to pools.instances; it takes a restart to create it")
+                .contains("Pool 'taskScheduler' was added to pools.instances, and a restart would fail: Invalid value "
+                        + "'taskScheduler' for property 'pools.instances.[taskScheduler]'");
+        });
+    }
+
+    @Test
     void aChangeOfTheEventsSettingsIsWarnedToTakeARestart(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.events.saturation-after", "1s"));
