@@ -323,7 +323,7 @@ final class PoolSettings {
             }
             catch (IllegalArgumentException | IllegalStateException ex) {
                 String property = source(option.property(), option::get);
-                throw new PoolConfigurationException(property, value, ex.getMessage(),
+                throw new PoolConfigurationException(property, value, reason(ex, value),
                         "Update " + property + ": " + option.fix() + ".");
             }
         }
@@ -387,9 +387,16 @@ final class PoolSettings {
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
             String property = source(option.property(), option::get);
-            throw new PoolConfigurationException(property, value, ex.getMessage(),
+            throw new PoolConfigurationException(property, value, reason(ex, value),
                     "Update " + property + ": " + option.fix() + ".");
         }
+    }
+
+    /** The pool's reason for refusing a value, the value as the properties write it ("-1s", not "PT-1S"). */
+    private static String reason(RuntimeException ex, Object value) {
+        String message = String.valueOf(ex.getMessage());
+        return (value instanceof Duration duration)
+                ? message.replace(duration.toString(), PoolConfigurationException.shown(duration)) : message;
     }
 
     /** The configured capacity, or null if neither the pool nor pools.defaults sets it. */

@@ -182,7 +182,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
             if (!Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
                 restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
-                        + awaitTerminationPeriod);
+                        + PoolConfigurationException.shown(awaitTerminationPeriod));
             }
         }
         catch (PoolConfigurationException ex) {
@@ -245,8 +245,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     private static String changes(PoolConfig before, PoolConfig after) {
         StringBuilder out = new StringBuilder();
         for (PoolOption option : PoolOption.values()) {
-            Object was = option.display(before);
-            Object now = option.display(after);
+            // As application.yml writes them ("expiry 1m -> 2m"): the log reads against the properties.
+            String was = PoolConfigurationException.shown(option.read(before));
+            String now = PoolConfigurationException.shown(option.read(after));
             if (!Objects.equals(was, now)) {
                 out.append((out.length() > 0) ? ", " : "").append(option.field()).append(' ').append(was)
                     .append(" -> ").append(now);

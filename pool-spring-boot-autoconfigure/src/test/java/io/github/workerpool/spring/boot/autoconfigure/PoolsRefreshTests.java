@@ -51,7 +51,8 @@ class PoolsRefreshTests {
             assertThat(mail.config().queueTimeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(crawler.capacity()).isEqualTo(6);
             assertThat(crawler.config().queueTimeout()).isEqualTo(Duration.ofSeconds(2));
-            assertThat(output).contains("Pool 'mail' refreshed from pools.*: capacity 2 -> 8, queueCapacity 10 -> 50");
+            assertThat(output).contains("Pool 'mail' refreshed from pools.*: capacity 2 -> 8, queueCapacity 10 -> 50")
+                .contains("queueTimeout null -> 2s");
         });
     }
 
