@@ -345,6 +345,10 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     @Override
     public void tune(int capacityPerPool) {
         PoolConfig.checkCapacity(capacityPerPool);
+        PoolConfig first = pools[0].config();
+        if (first.preAlloc()) {
+            throw PoolConfig.preAllocFixed(name, first.capacity()); // even to the same capacity, as WorkerPool's
+        }
         reconfigure(c -> c.withCapacity(capacityPerPool));
     }
 

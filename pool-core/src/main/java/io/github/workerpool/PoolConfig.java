@@ -250,7 +250,7 @@ public record PoolConfig(String name, int capacity, Duration expiry, boolean dis
         try {
             return d.toNanos();
         } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE; // a wait of minus ages ends at once
         }
     }
 }

@@ -25,7 +25,13 @@ final class RateLimitedLog {
             return;
         }
         long left = suppressed.getAndSet(0);
-        LOG.log(System.Logger.Level.WARNING, message.get()
+        String text;
+        try {
+            text = message.get();
+        } catch (RuntimeException | Error e) { // say, a listener's toString() that throws: never past the caller's catch
+            text = "(the message could not be made: " + e.getClass().getName() + ")";
+        }
+        LOG.log(System.Logger.Level.WARNING, text
                 + (left > 0 ? " (" + left + " more like it in the last minute were not logged)" : ""), cause);
     }
 }

@@ -667,7 +667,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         try {
             panicHandler.accept(t);
         } catch (Throwable handlerFailure) {
-            handlerFailure.addSuppressed(t);
+            if (handlerFailure != t) { // a handler that rethrows the task's own exception: no self-suppression
+                handlerFailure.addSuppressed(t);
+            }
             LOG.log(System.Logger.Level.ERROR, "panic handler of pool '" + name + "' threw", handlerFailure);
         }
     }

@@ -289,4 +289,12 @@ class MultiPoolTest {
         assertThat(applied).as("decorations of the third task").hasValue(1);
         await().atMost(WAIT).until(() -> ran.get() == 3);
     }
+
+    @Test
+    void tune_ofPreAllocPools_throwsEvenToTheSameCapacity() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(2).preAlloc(true), LoadBalancing.ROUND_ROBIN));
+        assertThatThrownBy(() -> pools.tune(2))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("preAlloc");
+        assertThat(pools.capacity()).isEqualTo(4);
+    }
 }

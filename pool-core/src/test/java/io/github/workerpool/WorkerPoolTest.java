@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -565,6 +566,55 @@ class WorkerPoolTest extends PoolTestSupport {
         });
         awaitUntil("failed counted", () -> pool.stats().failed() == 1);
         assertThat(runOnce(pool)).isNotNull();
+    }
+
+    @Test
+    void panicHandlerThatRethrowsTheTasksException_doesNotKillTheWorker_andTheTaskCountsAsFailed() throws Exception {
+        // Found by a review: addSuppressed(itself) threw past the worker's catch, so the worker
+        // died and the task counted as neither completed nor failed.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler(t -> {
+            throw (RuntimeException) t;
+        }));
+        pool.execute(() -> {
+            throw new IllegalStateException("task broke");
+        });
+        awaitUntil("failed counted", () -> pool.stats().failed() == 1);
+        assertThat(runOnce(pool)).isNotNull();
+    }
+
+    @Test
+    void aListenerWhoseToStringThrows_losesNoTask() throws Exception {
+        // Found by a review: the warning about the listener's failure was built from its
+        // toString(), which threw past the worker's catch: the task never ran, the worker died.
+        PoolListener broken = new PoolListener() {
+            @Override
+            public void taskStarted(Pool p, long queuedNanos) {
+                throw new IllegalStateException("listener broke");
+            }
+
+            @Override
+            public String toString() {
+                throw new IllegalStateException("toString broke");
+            }
+        };
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).listener(broken));
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        assertThat(ran.await(5, TimeUnit.SECONDS)).as("the task ran").isTrue();
+        awaitUntil("completed counted", () -> pool.stats().completed() == 1);
+    }
+
+    @Test
+    void awaitTerminationForMinusAges_returnsAtOnce() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+            try {
+                return pool.awaitTermination(Duration.ofMillis(Long.MIN_VALUE));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(waited.get(5, TimeUnit.SECONDS)).isFalse();
     }
 
     @Test
