@@ -278,9 +278,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
-            // Counted as rejected only (tryDispatch): a try that fails counts nothing; the caller
-            // tries elsewhere.
+            // Counted as rejected only (tryDispatch): a try that fails counts nothing, and its
+            // listeners hear nothing if it was refused under the lock; the caller tries elsewhere.
             counters.rejected.add(-1);
+            if (UNTOLD.get() == closedMeanwhile) {
+                UNTOLD.remove();
+            }
         }
         if (countsOnSubmit) {
             counters.submitted.add(-1);
@@ -301,8 +304,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             throw rejectClosed();
         }
         work = stamped(work);
-        if (!engine.dispatch(work, true)) {
-            awaitWorker(work);
+        try {
+            if (!engine.dispatch(work, true)) {
+                awaitWorker(work);
+            }
+        } catch (RejectedExecutionException rejection) {
+            tellUntold(rejection);
+            throw rejection;
         }
     }
 
@@ -560,9 +568,30 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         counters.rejected.increment();
         Listeners ls = listeners;
         if (ls != null) {
-            ls.rejected(rejection);
+            if (lock.isHeldByCurrentThread()) {
+                // Told once the lock is released (submitWork): a listener may lock another pool
+                // (a MultiPool's stats() locks each sub-pool), and two pools refusing at once
+                // would then wait for each other's lock for ever.
+                UNTOLD.set(rejection);
+            } else {
+                ls.rejected(rejection);
+            }
         }
         return rejection;
+    }
+
+    /** A rejection made under a pool's lock whose listeners are not told yet; see rejected(). */
+    private static final ThreadLocal<RejectedExecutionException> UNTOLD = new ThreadLocal<>();
+
+    /** Tells the listeners of the rejection, if it was made under the lock and not told yet. */
+    private void tellUntold(RejectedExecutionException rejection) {
+        RejectedExecutionException untold = UNTOLD.get();
+        if (untold != null) {
+            UNTOLD.remove();
+            if (untold == rejection) {
+                tellRejected(rejection);
+            }
+        }
     }
 
     /** The live blockingTimeout in nanoseconds; -1 for none. */

@@ -9,9 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -296,5 +302,53 @@ class MultiPoolTest {
         assertThatThrownBy(() -> pools.tune(2))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("preAlloc");
         assertThat(pools.capacity()).isEqualTo(4);
+    }
+
+    @Test
+    void rejectionListenersThatReadTheMultiPool_doNotDeadlockTwoSubPoolsRefusingAtOnce() throws Exception {
+        // Found by a review: the listeners heard a rejection under the refusing pool's lock, and
+        // one that read the multi-pool's stats() locked the other sub-pool: two refusals at once
+        // waited for each other's lock for ever.
+        AtomicReference<MultiPool> self = new AtomicReference<>();
+        CyclicBarrier both = new CyclicBarrier(2);
+        PoolListener reader = new PoolListener() {
+            @Override
+            public void taskRejected(Pool pool, RejectedExecutionException rejection) {
+                try {
+                    both.await(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                self.get().stats();
+            }
+        };
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).nonblocking(true).listener(reader),
+                LoadBalancing.ROUND_ROBIN));
+        self.set(pools);
+        pools.pool(0).execute(() -> Latches.pass(release));
+        pools.pool(1).execute(() -> Latches.pass(release));
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Throwable>> refused = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                int index = i;
+                refused.add(callers.submit(() -> {
+                    try {
+                        pools.pool(index).execute(() -> { });
+                        return null;
+                    } catch (PoolOverloadException e) {
+                        return e;
+                    }
+                }));
+            }
+            for (Future<Throwable> f : refused) {
+                assertThat(f.get(10, TimeUnit.SECONDS)).isInstanceOf(PoolOverloadException.class);
+            }
+        } finally {
+            release.countDown();
+            callers.shutdownNow();
+        }
+        assertThat(pools.stats().rejected()).isEqualTo(2);
     }
 }
