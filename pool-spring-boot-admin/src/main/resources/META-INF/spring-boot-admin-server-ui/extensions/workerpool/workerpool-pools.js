@@ -113,6 +113,10 @@
     var data = response.data || {};
     var reason = (typeof data === 'object' && data.message) || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
+    if ((response.status === 404 || response.status === 405) && !(typeof data === 'object' && data.message)) {
+      text += ' (if this was a tune or purge: the instance may not allow writes; set '
+        + 'management.endpoint.pools.access=unrestricted on it)';
+    }
     if (response.status === 401 || response.status === 403) {
       text += ' (Spring Boot Admin calls this instance without a user allowed to tune: set the instance\'s '
         + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*)';
@@ -165,6 +169,11 @@
         body[option.name] = text === '' ? 'none' : text;
       }
     });
+    // A capacity alone switches adaptive sizing off (the endpoint's rule for a manual tune): send
+    // the box as it shows, so a checked box keeps it on, from the new capacity.
+    if ('capacity' in body && 'adaptive' in form && !('adaptive' in body)) {
+      body.adaptive = form.adaptive;
+    }
     return body;
   }
 

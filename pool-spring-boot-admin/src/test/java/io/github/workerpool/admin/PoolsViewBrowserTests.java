@@ -327,12 +327,28 @@ class PoolsViewBrowserTests {
             assertThat(Http.get(crawlerOfOne).get("capacity").asInt()).isEqualTo(configured);
             wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
                     .getText().equals("off (vegas within 1-128, drop-on TimeoutException; configured " + configured + ")"));
+            // Found by a review: a capacity typed with the box still checked was sent alone, which
+            // switches adaptive sizing off (a manual tune); the box is sent as it shows.
+            Http.post(crawlerOfOne + "/tune", "{\"adaptive\": true}", SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+            wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
+                    .getText().startsWith("on, "));
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=tune]")));
+            assertThat(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-option=adaptive]"))
+                    .isSelected()).isTrue();
+            option(this.browser.findElement(pool("crawler")), "capacity", "50");
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText()
+                    .equals("tuned: capacity 50, adaptive true"));
+            JsonNode stillAdaptive = Http.get(crawlerOfOne).get("adaptive");
+            assertThat(stillAdaptive.get("enabled").asBoolean()).as(stillAdaptive.toString()).isTrue();
+            assertThat(stillAdaptive.get("configuredCapacity").asInt()).isEqualTo(50);
             // The other replica keeps its own.
             assertThat(Http.get(this.actuators.get("two") + "/pools/crawler").get("adaptive").get("enabled").asBoolean())
                     .isTrue();
         }
         finally {
-            Http.post(crawlerOfOne + "/tune", "{\"adaptive\": true}", SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+            Http.post(crawlerOfOne + "/tune", "{\"adaptive\": true, \"capacity\": " + configured + "}",
+                    SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
         }
     }
 
