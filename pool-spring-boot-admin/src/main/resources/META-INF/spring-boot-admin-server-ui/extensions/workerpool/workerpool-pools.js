@@ -169,10 +169,10 @@
         body[option.name] = text === '' ? 'none' : text;
       }
     });
-    // A capacity alone switches adaptive sizing off (the endpoint's rule for a manual tune): send
-    // the box as it shows, so a checked box keeps it on, from the new capacity.
-    if ('capacity' in body && 'adaptive' in form && !('adaptive' in body)) {
-      body.adaptive = form.adaptive;
+    // A capacity alone switches adaptive sizing off (the endpoint's rule for a manual tune): with
+    // the box still checked, say so, and it stays on, from the new capacity.
+    if ('capacity' in body && form.adaptive === true && !('adaptive' in body)) {
+      body.adaptive = true;
     }
     return body;
   }
