@@ -2,6 +2,8 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
+
 import org.springframework.core.env.Environment;
 
 /**
@@ -29,7 +31,10 @@ interface AdaptiveGuard {
         if (webServerPool == null || webServerPool.isBlank()) {
             return NONE;
         }
-        int reserved = environment.getProperty("pools.web-server.reserved-threads", Integer.class, 2);
+        // Only the two properties read (a bad retry-after is not this rule's), the default the
+        // properties class's own.
+        int reserved = environment.getProperty("pools.web-server.reserved-threads", Integer.class,
+                new WebServerPoolProperties().getReservedThreads());
         return (pool, minCapacity) -> (!pool.equals(webServerPool) || minCapacity > reserved) ? null
                 : "pool '" + pool + "' runs the web server's requests (pools.web-server.pool): sized adaptively down to "
                         + minCapacity + " it would leave no thread for requests beyond the " + reserved
