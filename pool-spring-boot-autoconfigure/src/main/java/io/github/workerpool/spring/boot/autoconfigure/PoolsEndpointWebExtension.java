@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -69,16 +70,9 @@ public class PoolsEndpointWebExtension {
             @Nullable Object blockingTimeout, @Nullable Object queueTimeout, @Nullable Object runTimeout,
             @Nullable Object preAlloc, @Nullable Object virtualThreads, @Nullable Object adaptive,
             SecurityContext securityContext) {
-        Object result;
-        try {
-            result = this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge, nonblocking,
-                    maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads, adaptive,
-                    securityContext);
-        }
-        catch (InvalidEndpointRequestException ex) {
-            return badRequest(ex);
-        }
-        return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
+        return answer(name, () -> this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge,
+                nonblocking, maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads,
+                adaptive, securityContext));
     }
 
     /**
@@ -91,15 +85,8 @@ public class PoolsEndpointWebExtension {
      */
     @WriteOperation
     public WebEndpointResponse<Object> actionWithoutBody(@Selector String name, @Selector String action) {
-        Object result;
-        try {
-            result = this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
-                    SpringSecurityPrincipal.current());
-        }
-        catch (InvalidEndpointRequestException ex) {
-            return badRequest(ex);
-        }
-        return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
+        return answer(name, () -> this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
+                SpringSecurityPrincipal.current()));
     }
 
     /** The name of Spring Security's current principal, if Spring Security is on the classpath. */
@@ -125,6 +112,18 @@ public class PoolsEndpointWebExtension {
 
         }
 
+    }
+
+    /** The action's result; a 404 naming the pool if there is none; a 400 with the reason if refused. */
+    private static WebEndpointResponse<Object> answer(String name, Supplier<Object> action) {
+        Object result;
+        try {
+            result = action.get();
+        }
+        catch (InvalidEndpointRequestException ex) {
+            return badRequest(ex);
+        }
+        return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }
 
     /**
