@@ -47,8 +47,13 @@ public class PoolConfigurationException extends RuntimeException {
     /**
      * A value as the user writes it in {@code application.yml}: a duration as {@code -2s} (in its
      * largest exact unit), not the ISO-8601 {@code PT-2S} the bound {@link Duration} prints.
+     * Public for the starter's {@code web} package (the web server pool's messages); not meant
+     * for applications.
+     *
+     * @param value a bound property value, or null
+     * @return the value as {@code application.yml} would write it
      */
-    static String shown(Object value) {
+    public static String shown(Object value) {
         if (value instanceof Duration duration) {
             return simple(duration);
         }

@@ -141,7 +141,8 @@ final class WebServerPool {
                     "Set " + option("max-blocking-tasks") + " to 0 (no limit).");
         }
         if (config.blockingTimeout() != null) {
-            return new Violation(pool + "has blockingTimeout " + config.blockingTimeout() + refuses,
+            // As application.yml writes it ("2s"), not as Duration prints it ("PT2S").
+            return new Violation(pool + "has blockingTimeout " + PoolConfigurationException.shown(config.blockingTimeout()) + refuses,
                     "Remove " + option("blocking-timeout") + ".");
         }
         int queue = config.queueCapacity();

@@ -200,6 +200,16 @@ class AdmissionFilterTests {
             .contains("Set pools.instances.http.nonblocking to false.");
     }
 
+    @Test
+    void liveBlockingTimeoutIsWarnedAsApplicationYmlWritesIt(CapturedOutput output) throws Exception {
+        this.http.reconfigure((c) -> c.withBlockingTimeout(Duration.ofSeconds(2)));
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        assertThat(output).contains("pool 'http' has blockingTimeout 2s: it would refuse")
+            .contains("Remove pools.instances.http.blocking-timeout.")
+            .doesNotContain("PT2S");
+    }
+
     // ----------------------------------------------------------------
 
     private WebServerPool webServerPool() {
