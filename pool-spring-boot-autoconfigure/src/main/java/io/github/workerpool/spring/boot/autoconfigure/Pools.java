@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.github.workerpool.Pool;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
@@ -16,9 +17,23 @@ final class Pools {
     private Pools() {
     }
 
-    /** Returns the pool beans by bean name; pools made by the starter are not default candidates, but count. */
+    /**
+     * Returns the pool beans by bean name; pools made by the starter are not default candidates, but count.
+     * Singletons only: listing a prototype would make a pool just to show it, and never close it.
+     */
     static Map<String, Pool> in(ListableBeanFactory beanFactory) {
         return beanFactory.getBeansOfType(Pool.class, false, true);
+    }
+
+    /**
+     * Whether a pool just initialized under that bean name is one {@link #in} lists, so the meters
+     * bind it. An instance of a prototype or scoped bean ({@code scopedTarget.*}) is not: each
+     * getBean() makes another under the same name, all would get the first one's meters (a
+     * registry keeps the first meter of a name and tags), and the container never destroys them,
+     * so binding one would keep it for good. A name the factory does not know counts.
+     */
+    static boolean isListed(BeanFactory beanFactory, String beanName) {
+        return beanFactory == null || !beanFactory.containsBean(beanName) || beanFactory.isSingleton(beanName);
     }
 
 }

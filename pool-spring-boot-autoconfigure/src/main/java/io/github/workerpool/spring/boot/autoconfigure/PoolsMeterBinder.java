@@ -32,7 +32,8 @@ import org.springframework.beans.factory.config.DestructionAwareBeanPostProcesso
  * {@code ExecutorServiceMetrics} names where a meter means the same ({@code executor.*}), the
  * {@code TimedExecutorService} timers {@code executor} (run time) and {@code executor.idle}
  * (submit to start), and {@code pool.*} for the ants figures. Pools created after binding are
- * bound when they are made; a pool's meters are removed when its bean is destroyed.
+ * bound when they are made; a pool's meters are removed when its bean is destroyed. Like the
+ * endpoint and health, only singleton pool beans have meters, not prototype or scoped ones.
  */
 class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor, BeanFactoryAware {
 
@@ -95,7 +96,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-        if (bean instanceof Pool pool) {
+        if (bean instanceof Pool pool && Pools.isListed(this.beanFactory, beanName)) {
             List<MeterRegistry> current;
             synchronized (this) {
                 current = List.copyOf(this.registries);

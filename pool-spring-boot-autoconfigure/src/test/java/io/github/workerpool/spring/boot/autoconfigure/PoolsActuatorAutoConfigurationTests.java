@@ -1,7 +1,9 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import javax.management.MBeanServer;
@@ -16,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jmx.JmxEndpointAutoConfiguration;
 import org.springframework.boot.actuate.audit.AuditEvent;
@@ -35,6 +38,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -65,6 +69,35 @@ class PoolsActuatorAutoConfigurationTests {
             assertThat(mail.closed()).isFalse();
             assertThat(mail.config()).containsEntry("preAlloc", false).containsEntry("expiry", "PT1M")
                 .containsEntry("shutdownAwaitTerminationPeriod", "PT30S");
+        });
+    }
+
+    @Test
+    void prototypePoolBeanIsNotMadeToBeFoundNorMeteredNorKept() {
+        List<WorkerPool> made = new CopyOnWriteArrayList<>();
+        this.runner.withBean("proto", WorkerPool.class, () -> {
+            WorkerPool pool = WorkerPool.builder().name("proto").capacity(made.size() + 1).build();
+            made.add(pool);
+            return pool;
+        }, (definition) -> definition.setScope(BeanDefinition.SCOPE_PROTOTYPE)).run((context) -> {
+            assertThat(made).isEmpty(); // finding the pools makes none
+            WorkerPool first = context.getBean("proto", WorkerPool.class);
+            WorkerPool second = context.getBean("proto", WorkerPool.class);
+            try {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                // Each instance would get the first one's gauges (capacity 1 for both) and timers.
+                assertThat(registry.find("executor.pool.max").tag("name", "proto").meters()).isEmpty();
+                assertThat(registry.find("executor").tag("name", "proto").meters()).isEmpty();
+                assertThat(registry.find("executor.pool.max").tag("name", "mail").meters()).hasSize(1);
+                assertThat(context.getBean(PoolsEndpoint.class).pools().pools()).doesNotContainKey("proto");
+                // The container never destroys a prototype: a bound instance would be kept for good.
+                assertThat((Map<Object, Object>) ReflectionTestUtils.getField(context.getBean(PoolsMeterBinder.class), "bound"))
+                    .doesNotContainKeys(first, second);
+            }
+            finally {
+                first.close();
+                second.close();
+            }
         });
     }
 

@@ -20,6 +20,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
@@ -31,7 +33,7 @@ import org.springframework.context.SmartLifecycle;
  * kind rate-limited per pool.
  */
 final class PoolEventPublisher
-        implements DestructionAwareBeanPostProcessor, SmartLifecycle, ApplicationEventPublisherAware {
+        implements DestructionAwareBeanPostProcessor, SmartLifecycle, ApplicationEventPublisherAware, BeanFactoryAware {
 
     /*
      * Two sides, so that neither a worker nor a caller ever pays for an event.
@@ -99,6 +101,8 @@ final class PoolEventPublisher
 
     private ApplicationEventPublisher publisher;
 
+    private BeanFactory beanFactory; // null when made outside a context (tests): every pool is watched
+
     PoolEventPublisher(PoolEventsProperties properties) {
         this(properties, System::nanoTime);
     }
@@ -128,8 +132,13 @@ final class PoolEventPublisher
     }
 
     @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-        if (bean instanceof Pool pool) {
+        if (bean instanceof Pool pool && PoolEventsMeterBinder.singleton(this.beanFactory, beanName)) {
             Watch watch = new Watch(beanName, pool);
             pool.addListener(watch);
             Watch previous = this.watches.put(beanName, watch);

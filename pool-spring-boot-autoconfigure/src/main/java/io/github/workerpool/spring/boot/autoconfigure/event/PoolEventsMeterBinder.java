@@ -64,7 +64,7 @@ final class PoolEventsMeterBinder
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-        if (bean instanceof Pool) {
+        if (bean instanceof Pool && singleton(this.beanFactory, beanName)) {
             List<MeterRegistry> current;
             synchronized (this) {
                 current = List.copyOf(this.registries);
@@ -72,6 +72,16 @@ final class PoolEventsMeterBinder
             current.forEach((registry) -> bind(beanName, registry));
         }
         return bean;
+    }
+
+    /**
+     * Whether a pool initialized under that name is a singleton bean (or one the factory does not
+     * know), as the endpoint, health and PoolsMeterBinder count pools: the instances of a
+     * prototype or scoped pool bean would share one name's counters and watch, and the container
+     * never destroys them, so they would be kept for good.
+     */
+    static boolean singleton(BeanFactory beanFactory, String beanName) {
+        return beanFactory == null || !beanFactory.containsBean(beanName) || beanFactory.isSingleton(beanName);
     }
 
     @Override

@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -38,6 +39,7 @@ import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.task.TaskRejectedException;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -449,6 +451,30 @@ class PoolEventsAutoConfigurationTests {
                 ((DefaultListableBeanFactory) context.getBeanFactory()).destroySingleton("mail");
                 assertThat(registry.find("pool.events").tag("name", "mail").counters()).isEmpty();
                 assertThat(registry.find("pool.events").tag("name", "crawler").counters()).hasSize(5);
+            });
+    }
+
+    @Test
+    void prototypePoolBeanHasNoEventCountersNorWatch() {
+        this.runner.withPropertyValues("pools.instances.mail.capacity=1")
+            .withBean("proto", WorkerPool.class, () -> WorkerPool.builder().name("proto").capacity(1).build(),
+                    (definition) -> definition.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+            .run((context) -> {
+                WorkerPool first = context.getBean("proto", WorkerPool.class);
+                WorkerPool second = context.getBean("proto", WorkerPool.class);
+                try {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    // The instances would share one name's counters, and a watch would keep each for good.
+                    assertThat(registry.find("pool.events").tag("name", "proto").counters()).isEmpty();
+                    assertThat(registry.find("pool.events").tag("name", "mail").counters()).hasSize(5);
+                    assertThat((java.util.Map<Object, Object>) ReflectionTestUtils
+                        .getField(context.getBean(PoolEventPublisher.class), "watches")).containsKey("mail")
+                        .doesNotContainKey("proto");
+                }
+                finally {
+                    first.close();
+                    second.close();
+                }
             });
     }
 
