@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Measures again, in alternating rounds, the tiny-task rows of a matrix17.sh run whose ratio came out
-# close to the 1.2x target (0.9x to 1.5x), and writes close-rows.json beside that run's queue-modes.json.
+# under 1.5x (close to the 1.2x target or below it), and writes close-rows.json beside that run's
+# queue-modes.json. Rows below the target are measured again too: at n = 2 one run of 3 forks can
+# catch either peer in its slow state (a row read 0.78x in one run and 1.5x+ in its rounds).
 #
 #   pool-benchmarks/close-rows.sh RESULTS_DIR [ROUNDS]      (default 6 rounds; matrix17.sh calls it)
 #
@@ -26,12 +28,12 @@ for r in json.load(open(sys.argv[1])):
         score = r["secondaryMetrics"]["accepted"]["score"]
     rows.setdefault(key, {})[p["peer"]] = score
 for (config, n, producers), s in sorted(rows.items()):
-    if "WorkerPool" in s and "TPE" in s and 0.9 <= s["WorkerPool"] / s["TPE"] <= 1.5:
+    if "WorkerPool" in s and "TPE" in s and s["WorkerPool"] / s["TPE"] <= 1.5:
         print(config, n, producers)
 PY
 )"
 if [[ -z "$rows" ]]; then
-  echo "no row within 0.9x-1.5x: nothing to measure again" >&2
+  echo "no row under 1.5x: nothing to measure again" >&2
   echo "[]" > "$dir/close-rows.json"
   exit 0
 fi

@@ -10,7 +10,7 @@
 #   queue-modes.json  QueueModesBenchmark: tiny tasks, WorkerPool vs the TPE with the same semantics, for
 #                     unbounded, block-100/1000/1M, abort-100/1000/1M and hand-off; n = 2 and 256; 1 and 2
 #                     producers; 3 forks x 3 iterations; -prof gc and CpuTimeProfiler (CPU ns per task).
-#   close-rows.json   close-rows.sh: the tiny-task rows whose ratio came out within 0.9x-1.5x, again in 6 alternating
+#   close-rows.json   close-rows.sh: the tiny-task rows whose ratio came out under 1.5x, again in 6 alternating
 #                     rounds (one run of 3 forks cannot tell 1.25x from 1.05x at n = 2 on this machine).
 #   spring.json       SpringLayerBenchmark: @Async on the starter's pool vs Boot's applicationTaskExecutor,
 #                     throughput and bytes allocated per task (-prof gc).
@@ -103,7 +103,7 @@ if panels:
     from chart import write_svg
     write_svg([(f"n = {n}, {p} producer{'s' if p > 1 else ''}", bars) for (n, p), bars in sorted(panels.items())],
               os.path.join(d, "queue-modes.svg"),
-              caption="WorkerPool / TPE, same semantics, tiny tasks (abort: accepted; rows near 1.2x: alternating rounds); "
+              caption="WorkerPool / TPE, same semantics, tiny tasks (abort: accepted; rows under 1.5x: alternating rounds); "
                       "log scale; dashed: 1.2x (orange: below)",
               target=1.2)
 spring = {}

@@ -40,6 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * and returns once the benchmark thread is done and the queue is empty. That is the shape of a
  * queue-mode pool (long-lived threads fed through a queue by a producer that runs at the same
  * time) with nothing of a pool in it: no idle list, no wake-up, no counters, no bookkeeping.
+ * With platform threads it takes at most 1,000 of them: more, napping, starve the feeding thread.
  * Its naps cost CPU while the queue is still empty at the start, and its threads just end at the
  * end, where a pool's go idle: the first errs towards a slower floor, the second a faster one.
  * Measured the same way as {@link AntsBenchmark}:
@@ -124,6 +125,12 @@ public class AntsFloorBenchmark {
                 }
             };
         } else if ("queue".equals(backlog)) {
+            if ("platform".equals(threads) && capacity > 1000) {
+                // Thousands of platform threads that nap and look again starve the feeding thread
+                // of its CPU (a run at 10,000 went on for over 15 minutes, with backoff too).
+                throw new IllegalArgumentException("backlog=queue with platform threads takes at most 1000 threads"
+                        + " (capacity " + capacity + "): use -p threads=virtual, or -p capacity=1000");
+            }
             ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
             AtomicBoolean fed = new AtomicBoolean();
             loop = () -> {
