@@ -41,16 +41,19 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
         if (defaultPool == null) {
             return;
         }
-        Object bean;
+        boolean executor;
         try {
-            bean = beanFactory.getBean(defaultPool);
+            // A prototype is checked by its type, not made: a pool made only to be checked would never be closed.
+            executor = beanFactory.isSingleton(defaultPool) ? beanFactory.getBean(defaultPool) instanceof Executor
+                    : beanFactory.isTypeMatch(defaultPool, Executor.class);
         }
         catch (NoSuchBeanDefinitionException ex) {
             throw noSuchPool(defaultPool, Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false)));
         }
-        if (!(bean instanceof Executor)) {
+        if (!executor) {
+            Class<?> type = beanFactory.getType(defaultPool);
             throw new PoolConfigurationException("pools.default-pool", defaultPool,
-                    "'" + defaultPool + "' is a " + bean.getClass().getSimpleName()
+                    "'" + defaultPool + "' is a " + ((type != null) ? type.getSimpleName() : "bean of unknown type")
                             + ", which cannot run @Async methods",
                     "Set pools.default-pool to a pool of pools.instances or a WorkerPool bean.");
         }

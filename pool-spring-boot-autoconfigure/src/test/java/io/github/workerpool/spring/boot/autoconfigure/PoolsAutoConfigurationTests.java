@@ -174,6 +174,29 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void defaultPoolThatIsAPrototypeIsNotMadeToBeChecked() {
+        List<WorkerPool> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+        this.runner.withUserConfiguration(AsyncConfiguration.class)
+            .withPropertyValues("pools.default-pool=proto")
+            .withBean("proto", WorkerPool.class, () -> {
+                WorkerPool pool = WorkerPool.builder().name("proto").capacity(1).build();
+                made.add(pool);
+                return pool;
+            }, (definition) -> definition.setScope(org.springframework.beans.factory.config.BeanDefinition.SCOPE_PROTOTYPE))
+            .run((context) -> {
+                try {
+                    assertThat(context).hasNotFailed();
+                    assertThat(made).isEmpty(); // the startup check made none, to leave unclosed
+                    String thread = context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS);
+                    assertThat(thread).startsWith("proto-");
+                }
+                finally {
+                    made.forEach(WorkerPool::close);
+                }
+            });
+    }
+
+    @Test
     void voidAsyncExceptionIsLoggedWithPoolName(CapturedOutput output) {
         this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
             context.getBean(AsyncService.class).failOnMail();
