@@ -41,19 +41,25 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
         if (defaultPool == null) {
             return;
         }
-        boolean executor;
+        Object bean;
         try {
-            // A prototype is checked by its type, not made: a pool made only to be checked would never be closed.
-            executor = beanFactory.isSingleton(defaultPool) ? beanFactory.getBean(defaultPool) instanceof Executor
-                    : beanFactory.isTypeMatch(defaultPool, Executor.class);
+            if (!beanFactory.isSingleton(defaultPool)) {
+                // Made for the check, or for @Async's first call, it would be a pool nobody closes,
+                // and one the meters, events, endpoint and health do not show (singletons only).
+                throw new PoolConfigurationException("pools.default-pool", defaultPool,
+                        "'" + defaultPool + "' is a prototype or scoped bean: @Async would run on an instance"
+                                + " that nobody closes and nothing meters",
+                        "Declare '" + defaultPool + "' as a singleton bean, or set pools.default-pool to a pool of"
+                                + " pools.instances.");
+            }
+            bean = beanFactory.getBean(defaultPool);
         }
         catch (NoSuchBeanDefinitionException ex) {
             throw noSuchPool(defaultPool, Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false)));
         }
-        if (!executor) {
-            Class<?> type = beanFactory.getType(defaultPool);
+        if (!(bean instanceof Executor)) {
             throw new PoolConfigurationException("pools.default-pool", defaultPool,
-                    "'" + defaultPool + "' is a " + ((type != null) ? type.getSimpleName() : "bean of unknown type")
+                    "'" + defaultPool + "' is a " + bean.getClass().getSimpleName()
                             + ", which cannot run @Async methods",
                     "Set pools.default-pool to a pool of pools.instances or a WorkerPool bean.");
         }

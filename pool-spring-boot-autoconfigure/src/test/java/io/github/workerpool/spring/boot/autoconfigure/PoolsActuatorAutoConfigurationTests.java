@@ -73,14 +73,14 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
-    void prototypePoolBeanIsNotMadeToBeFoundNorMeteredNorKept() {
+    void prototypePoolBeanInstancesAreNeitherMeteredNorKept() {
         List<WorkerPool> made = new CopyOnWriteArrayList<>();
         this.runner.withBean("proto", WorkerPool.class, () -> {
             WorkerPool pool = WorkerPool.builder().name("proto").capacity(made.size() + 1).build();
             made.add(pool);
             return pool;
         }, (definition) -> definition.setScope(BeanDefinition.SCOPE_PROTOTYPE)).run((context) -> {
-            assertThat(made).isEmpty(); // finding the pools makes none
+            assertThat(made).isEmpty(); // as before: listing the pools makes no prototype
             WorkerPool first = context.getBean("proto", WorkerPool.class);
             WorkerPool second = context.getBean("proto", WorkerPool.class);
             try {
