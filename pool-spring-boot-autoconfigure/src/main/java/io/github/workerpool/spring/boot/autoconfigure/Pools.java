@@ -27,13 +27,15 @@ final class Pools {
 
     /**
      * Whether a pool just initialized under that bean name is one {@link #in} lists, so the meters
-     * bind it. An instance of a prototype or scoped bean ({@code scopedTarget.*}) is not: each
-     * getBean() makes another under the same name, all would get the first one's meters (a
-     * registry keeps the first meter of a name and tags), and the container never destroys them,
-     * so binding one would keep it for good. A name the factory does not know counts.
+     * bind it: a singleton bean. An instance of a prototype or scoped bean ({@code scopedTarget.*})
+     * is not: each getBean() makes another under the same name, all would get the first one's
+     * meters (a registry keeps the first meter of a name and tags), and the container never
+     * destroys them, so binding one would keep it for good. Nor is a pool the factory has no bean
+     * of that name for (made by createBean(), an inner bean), for the same reasons. With no bean
+     * factory (a binder made by hand), every pool counts.
      */
     static boolean isListed(BeanFactory beanFactory, String beanName) {
-        return beanFactory == null || !beanFactory.containsBean(beanName) || beanFactory.isSingleton(beanName);
+        return beanFactory == null || (beanFactory.containsBean(beanName) && beanFactory.isSingleton(beanName));
     }
 
 }

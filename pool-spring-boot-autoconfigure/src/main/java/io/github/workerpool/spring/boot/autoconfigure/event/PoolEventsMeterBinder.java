@@ -75,13 +75,14 @@ final class PoolEventsMeterBinder
     }
 
     /**
-     * Whether a pool initialized under that name is a singleton bean (or one the factory does not
-     * know), as the endpoint, health and PoolsMeterBinder count pools: the instances of a
-     * prototype or scoped pool bean would share one name's counters and watch, and the container
-     * never destroys them, so they would be kept for good.
+     * Whether a pool initialized under that name is a singleton bean, as the endpoint, health and
+     * PoolsMeterBinder count pools: the instances of a prototype or scoped pool bean, or pools
+     * with no bean of that name (createBean(), inner beans), would share one name's counters and
+     * watch, and the container never destroys them, so they would be kept for good. With no bean
+     * factory (made by hand), every pool counts.
      */
     static boolean singleton(BeanFactory beanFactory, String beanName) {
-        return beanFactory == null || !beanFactory.containsBean(beanName) || beanFactory.isSingleton(beanName);
+        return beanFactory == null || (beanFactory.containsBean(beanName) && beanFactory.isSingleton(beanName));
     }
 
     @Override
