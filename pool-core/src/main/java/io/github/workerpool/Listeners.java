@@ -78,8 +78,12 @@ final class Listeners {
         }
     }
 
-    void rejected(RejectedExecutionException rejection) {
+    /** Tells the listeners of {@code only}, or every listener if it is null. */
+    void rejected(RejectedExecutionException rejection, Pool only) {
         for (int i = 0; i < listeners.length; i++) {
+            if (only != null && sources[i] != only) {
+                continue;
+            }
             try {
                 listeners[i].taskRejected(sources[i], rejection);
             } catch (Throwable t) {

@@ -21,7 +21,8 @@ import java.util.function.UnaryOperator;
  * pool is full (no free worker and no queue room), the others are tried in turn without
  * blocking and without counting a rejection; only if every pool is full does the task get the
  * chosen pool's full-pool treatment: the caller waits there (blocking pools) or is rejected
- * (nonblocking pools).
+ * (nonblocking pools). A sub-pool shut down on its own ({@code pool(i).shutdown()}) is out of
+ * the rotation until it is rebooted; a caller that was waiting in it is sent on to the open ones.
  *
  * <pre>{@code
  * try (MultiPool pools = MultiPool.of(4, WorkerPool.builder().name("ingest").capacity(64),
@@ -33,7 +34,9 @@ import java.util.function.UnaryOperator;
  *
  * <p>Counts ({@link #running()}, {@link #stats()}...) are sums over the sub-pools; per-pool ones
  * are read from {@link #pool(int)}; a sub-pool that refuses a task (full, or shut down meanwhile)
- * so that another one runs it counts nothing for it. Lifecycle calls
+ * so that another one runs it counts nothing for it, except one shut down while the caller waited
+ * in it: that refusal counts in the sub-pool's own stats and is told to its own listeners, not
+ * in the multi-pool's or to its listeners. Lifecycle calls
  * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool.
  *
  * <p>This class is thread-safe.
@@ -56,6 +59,10 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     private final LoadBalancing loadBalancing;
     private final AtomicInteger next = new AtomicInteger();
     private final LongAdder closedRejections = new LongAdder();
+    /** Refusals of sub-pools shut down while a caller waited in them: counted there, not here. */
+    private final LongAdder rerouted = new LongAdder();
+    /** Serializes tune/reconfigure, so that two at once cannot leave the sub-pools with different options. */
+    private final Object reconfiguring = new Object();
 
     private MultiPool(String name, WorkerPool[] pools, LoadBalancing loadBalancing) {
         this.name = name;
@@ -111,7 +118,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      *
      * @throws PoolOverloadException if every pool is full and the chosen one may not wait, or
      *         its wait ended without a worker
-     * @throws PoolClosedException if the multi-pool is shut down
+     * @throws PoolClosedException if the multi-pool is shut down (every sub-pool is), also if it
+     *         was shut down while the caller waited
      * @throws NullPointerException if task is null
      */
     @Override
@@ -121,30 +129,46 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         int first = choose();
         // Decorated once, however many pools are tried: the sub-pools share the builder's decorator.
         Object work = pools[first].decorated(task);
-        for (int k = 0; k < n; k++) {
-            int i = (first + k) % n;
-            if (pools[i].tryWork(work)) {
-                return;
-            }
-        }
-        if (isClosed()) {
-            closedRejections.increment();
-            PoolClosedException closed = new PoolClosedException(name, "multi-pool '" + name
-                    + "' is shut down (release/shutdown was called) and accepts no tasks; call reboot() to reopen it");
-            pools[0].tellRejected(closed); // every sub-pool has the multi-pool's listeners
-            throw closed;
-        }
-        // Every pool is full: give the task the chosen pool's full-pool treatment (wait or reject).
-        WorkerPool chosen = pools[first];
-        if (chosen.isClosed()) {
-            for (WorkerPool p : pools) {
-                if (!p.isClosed()) {
-                    chosen = p;
-                    break;
+        for (;;) {
+            for (int k = 0; k < n; k++) {
+                if (pools[(first + k) % n].tryWork(work)) {
+                    return;
                 }
             }
+            // Every pool is full: give the task the chosen pool's full-pool treatment (wait or
+            // reject); one shut down on its own is out of the rotation.
+            WorkerPool chosen = openFrom(first);
+            if (chosen == null) {
+                throw rejectClosed();
+            }
+            if (chosen.submitWorkRouted(work)) {
+                return;
+            }
+            // It was shut down before it let the task in: on its own (the task goes round again,
+            // to the open ones), or with the others (the next round refuses it as the multi-pool's).
+            rerouted.increment();
         }
-        chosen.submitWork(work);
+    }
+
+    /** The first sub-pool from index {@code first} on (cyclically) that is not shut down; null if none. */
+    private WorkerPool openFrom(int first) {
+        int n = pools.length;
+        for (int k = 0; k < n; k++) {
+            WorkerPool p = pools[(first + k) % n];
+            if (!p.isClosed()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Counts and tells the multi-pool's listeners (not the sub-pools' own) that it is shut down. */
+    private PoolClosedException rejectClosed() {
+        closedRejections.increment();
+        PoolClosedException closed = new PoolClosedException(name, "multi-pool '" + name
+                + "' is shut down (release/shutdown was called) and accepts no tasks; call reboot() to reopen it");
+        pools[0].tellRejected(closed, this); // every sub-pool has the multi-pool's listeners
+        return closed;
     }
 
     private int choose() {
@@ -329,6 +353,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             queueTimeouts += s.queueTimeouts();
             runTimeouts += s.runTimeouts();
         }
+        long notOurs = rerouted.sum(); // read after the sub-pools, which count a refusal first
+        submitted -= notOurs;
+        rejected -= notOurs;
         return new PoolStats(name, capacity, running, idle, waiting, queued, submitted, completed, failed,
                 rejected, cancelled, queueTimeouts, runTimeouts);
     }
@@ -364,23 +391,27 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     /**
      * Applies {@code change} to every sub-pool, as {@link WorkerPool#reconfigure} does for one
      * (options are per pool, as for {@link #tune}): each sub-pool's own current options, under the
-     * multi-pool's name, go through {@code change}, so a change composes with concurrent ones as on
-     * a single pool. To change one sub-pool, use {@code pool(i).reconfigure(...)}. The change is
-     * checked against every sub-pool before any changes.
+     * multi-pool's name, go through {@code change}, so a change composes with one made to a single
+     * sub-pool meanwhile. Calls on the multi-pool ({@code tune} too) take turns, so every sub-pool
+     * gets them in the same order; {@code change} should be quick, as a later call waits for it. To
+     * change one sub-pool, use {@code pool(i).reconfigure(...)}. The change is checked against every
+     * sub-pool before any changes.
      *
      * @return the options of sub-pool 0 afterwards, under the multi-pool's name
      */
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
         Objects.requireNonNull(change, "change");
-        for (WorkerPool p : pools) {
-            PoolConfig own = p.config();
-            own.checkLiveChange(apply(change, own));
+        synchronized (reconfiguring) {
+            for (WorkerPool p : pools) {
+                PoolConfig own = p.config();
+                own.checkLiveChange(apply(change, own));
+            }
+            for (WorkerPool p : pools) {
+                p.reconfigure(c -> apply(change, c));
+            }
+            return config();
         }
-        for (WorkerPool p : pools) {
-            p.reconfigure(c -> apply(change, c));
-        }
-        return config();
     }
 
     /** The change applied to a sub-pool's options as if they were the multi-pool's. */

@@ -281,9 +281,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             // Counted as rejected only (tryDispatch): a try that fails counts nothing, and its
             // listeners hear nothing if it was refused under the lock; the caller tries elsewhere.
             counters.rejected.add(-1);
-            if (UNTOLD.get() == closedMeanwhile) {
-                UNTOLD.remove();
-            }
+            takeUntold(closedMeanwhile);
         }
         if (countsOnSubmit) {
             counters.submitted.add(-1);
@@ -555,26 +553,62 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 + " and accepts no tasks; call reboot() to reopen it"));
     }
 
-    /** Tells the listeners of a rejection counted elsewhere (a closed MultiPool's). */
-    void tellRejected(RejectedExecutionException rejection) {
+    /**
+     * Tells the listeners that were added as those of {@code source} of a rejection counted
+     * elsewhere (a closed MultiPool's, told to its listeners, not to this sub-pool's own).
+     */
+    void tellRejected(RejectedExecutionException rejection, Pool source) {
         Listeners ls = listeners;
         if (ls != null) {
-            ls.rejected(rejection);
+            ls.rejected(rejection, source);
+        }
+    }
+
+    /** Tells the listeners of a rejection this pool counted; see ROUTED for whom. */
+    private void tell(RejectedExecutionException rejection) {
+        Listeners ls = listeners;
+        if (ls != null) {
+            boolean rerouted = rejection instanceof PoolClosedException && ROUTED.get() == this;
+            ls.rejected(rejection, rerouted ? facade : null);
+        }
+    }
+
+    /**
+     * The sub-pool a MultiPool submits through on this thread (submitWorkRouted): if it is shut
+     * down meanwhile, the MultiPool sends the task to another sub-pool or refuses it as its own,
+     * so this pool's refusal is told to its own listeners alone, not to the MultiPool's.
+     */
+    private static final ThreadLocal<WorkerPool> ROUTED = new ThreadLocal<>();
+
+    /**
+     * submitWork() for a MultiPool that has found every sub-pool full: the task gets this pool's
+     * full-pool treatment (wait or reject), but if this pool is or gets shut down, false is
+     * returned instead of PoolClosedException. The refusal stays counted in this pool's stats
+     * (the MultiPool's take it out) and is told to this pool's own listeners only.
+     */
+    final boolean submitWorkRouted(Object work) {
+        ROUTED.set(this);
+        try {
+            submitWork(work);
+            return true;
+        } catch (PoolClosedException closed) {
+            return false;
+        } finally {
+            ROUTED.remove();
         }
     }
 
     /** Counts a rejection and tells the listeners; returns the exception for the caller to throw. */
     private <E extends RejectedExecutionException> E rejected(E rejection) {
         counters.rejected.increment();
-        Listeners ls = listeners;
-        if (ls != null) {
+        if (listeners != null) {
             if (lock.isHeldByCurrentThread()) {
                 // Told once the lock is released (submitWork): a listener may lock another pool
                 // (a MultiPool's stats() locks each sub-pool), and two pools refusing at once
                 // would then wait for each other's lock for ever.
                 UNTOLD.set(rejection);
             } else {
-                ls.rejected(rejection);
+                tell(rejection);
             }
         }
         return rejection;
@@ -585,13 +619,19 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Tells the listeners of the rejection, if it was made under the lock and not told yet. */
     private void tellUntold(RejectedExecutionException rejection) {
-        RejectedExecutionException untold = UNTOLD.get();
-        if (untold != null) {
-            UNTOLD.remove();
-            if (untold == rejection) {
-                tellRejected(rejection);
-            }
+        if (takeUntold(rejection)) {
+            tell(rejection);
         }
+    }
+
+    /** Clears this thread's untold rejection; whether it was this one, which is then the caller's to tell or drop. */
+    private static boolean takeUntold(RejectedExecutionException rejection) {
+        RejectedExecutionException untold = UNTOLD.get();
+        if (untold == null) {
+            return false;
+        }
+        UNTOLD.remove();
+        return untold == rejection;
     }
 
     /** The live blockingTimeout in nanoseconds; -1 for none. */

@@ -3,6 +3,8 @@ package io.github.workerpool;
 import io.github.workerpool.MultiPool.LoadBalancing;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -350,5 +352,144 @@ class MultiPoolTest {
             callers.shutdownNow();
         }
         assertThat(pools.stats().rejected()).isEqualTo(2);
+    }
+
+    /** A listener that keeps every rejection it hears, with the pool it was told of. */
+    private static final class Heard implements PoolListener {
+        final List<Pool> pools = new CopyOnWriteArrayList<>();
+        final List<RejectedExecutionException> rejections = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void taskRejected(Pool pool, RejectedExecutionException rejection) {
+            pools.add(pool);
+            rejections.add(rejection);
+        }
+    }
+
+    /** Fills both sub-pools (capacity 1, blocking, queues full) and starts a caller that waits; returns the index it waits in. */
+    private int callerWaits(MultiPool pools, Runnable task, AtomicReference<Throwable> thrown) {
+        int queue = pools.pool(0).config().queueCapacity();
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k <= queue; k++) {
+                pools.pool(i).execute(blocker());
+            }
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 2 && pools.queued() == 2 * queue);
+        Thread caller = new Thread(() -> {
+            try {
+                pools.execute(task);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.waiting() == 1);
+        return pools.pool(0).waiting() == 1 ? 0 : 1;
+    }
+
+    @ParameterizedTest(name = "queueCapacity {0}")
+    @ValueSource(ints = {0, 1})
+    void aCallerWaitingInASubPoolShutDownOnItsOwn_isSentToAnOpenOne_andTheMultiPoolRefusesNothing(int queue) {
+        // Found by a review: the caller got the sub-pool's PoolClosedException from an open multi-pool.
+        Heard multiHeard = new Heard();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(queue).listener(multiHeard),
+                LoadBalancing.ROUND_ROBIN));
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        int w = callerWaits(pools, ran::countDown, thrown);
+        Heard ownHeard = new Heard();
+        pools.pool(w).addListener(ownHeard);
+
+        pools.pool(w).shutdown();
+
+        WorkerPool other = pools.pool(1 - w);
+        await().atMost(WAIT).until(() -> other.waiting() == 1);
+        assertThat(thrown.get()).isNull();
+        release.countDown();
+        Latches.pass(ran);
+        await().atMost(WAIT).until(() -> other.stats().completed() == 2 + queue);
+        assertThat(thrown.get()).isNull();
+        assertThat(multiHeard.rejections).as("the multi-pool's listeners").isEmpty();
+        assertThat(ownHeard.rejections).as("the sub-pool's own listeners").singleElement()
+                .isInstanceOf(PoolClosedException.class);
+        assertThat(ownHeard.pools).containsExactly(pools.pool(w));
+        assertThat(pools.pool(w).stats().rejected()).as("the sub-pool's own count").isEqualTo(1);
+        PoolStats s = pools.stats();
+        assertThat(s.rejected()).as("the multi-pool's count, " + s).isZero();
+        assertThat(s.submitted()).as("the multi-pool's count, " + s).isEqualTo(3 + 2 * queue);
+        assertThat(s.completed()).isEqualTo(3 + 2 * queue);
+    }
+
+    @ParameterizedTest(name = "queueCapacity {0}")
+    @ValueSource(ints = {0, 1})
+    void aCallerWaitingWhenTheMultiPoolIsShutDown_isRefusedAsTheMultiPools(int queue) throws Exception {
+        // Found by a review: the exception named the sub-pool the caller happened to wait in.
+        Heard multiHeard = new Heard();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(queue).listener(multiHeard),
+                LoadBalancing.LEAST_TASKS));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        int w = callerWaits(pools, () -> { }, thrown);
+        Heard ownHeard = new Heard();
+        pools.pool(w).addListener(ownHeard);
+
+        pools.shutdown();
+
+        await().atMost(WAIT).until(() -> thrown.get() != null);
+        assertThat(thrown.get()).isInstanceOf(PoolClosedException.class)
+                .hasMessageContaining("multi-pool '" + pools.name() + "'");
+        assertThat(((PoolClosedException) thrown.get()).getPoolName()).isEqualTo(pools.name());
+        assertThat(multiHeard.rejections).containsExactly((PoolClosedException) thrown.get());
+        assertThat(multiHeard.pools).containsExactly(pools);
+        assertThat(ownHeard.rejections).singleElement().isNotSameAs(thrown.get());
+        release.countDown();
+        assertThat(pools.awaitTermination(WAIT)).isTrue();
+        PoolStats s = pools.stats();
+        assertThat(s.rejected()).as(s.toString()).isEqualTo(1);
+        assertThat(s.submitted()).as(s.toString()).isEqualTo(3 + 2 * queue);
+    }
+
+    @Test
+    void aShutDownMultiPoolsRefusal_isToldToItsListeners_notToASubPoolsOwn() {
+        Heard multiHeard = new Heard();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).listener(multiHeard), LoadBalancing.ROUND_ROBIN));
+        Heard ownHeard = new Heard();
+        pools.pool(0).addListener(ownHeard);
+        pools.shutdown();
+
+        assertThatThrownBy(() -> pools.execute(() -> { })).isInstanceOf(PoolClosedException.class);
+
+        assertThat(multiHeard.pools).containsExactly(pools);
+        assertThat(ownHeard.rejections).isEmpty();
+        assertThat(pools.pool(0).stats().rejected()).isZero();
+    }
+
+    @Test
+    void twoTunesAtOnce_leaveEverySubPoolWithTheSameCapacity() throws Exception {
+        // Found by a review: a tune that ran between another's changes to sub-pools 0 and 1 left
+        // them split (5 and 3).
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch inLastChange = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        // Calls 1 and 2 check the change against each sub-pool, 3 and 4 apply it: stop in the 4th.
+        Thread first = new Thread(() -> pools.reconfigure(c -> {
+            if (calls.incrementAndGet() == 4) {
+                inLastChange.countDown();
+                Latches.pass(go);
+            }
+            return c.withCapacity(3);
+        }));
+        first.start();
+        Latches.pass(inLastChange);
+        Thread second = new Thread(() -> pools.tune(5));
+        second.start();
+        await().atMost(WAIT).until(() -> second.getState() == Thread.State.BLOCKED
+                || second.getState() == Thread.State.TERMINATED);
+        go.countDown();
+        first.join(WAIT.toMillis());
+        second.join(WAIT.toMillis());
+        assertThat(first.isAlive() || second.isAlive()).isFalse();
+        assertThat(pools.pool(0).capacity()).as("sub-pool 0 and 1").isEqualTo(pools.pool(1).capacity());
+        assertThat(pools.pool(0).capacity()).isEqualTo(5);
     }
 }

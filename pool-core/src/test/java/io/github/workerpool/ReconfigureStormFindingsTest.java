@@ -70,7 +70,9 @@ class ReconfigureStormFindingsTest extends PoolTestSupport {
      * latest options under its lock and retries, so there concurrent reconfigurations compose
      * (WorkerPoolLiveOptionsTest.concurrentReconfigurations_eachApplyToTheOthersResult). The soak
      * saw it the other way round: a chaos {@code tune} reverted the storm's expiry, disablePurge
-     * and queueTimeout on a MultiPool.
+     * and queueTimeout on a MultiPool. Since then the multi-pool's reconfigurations also take
+     * turns (a later review: two at once could leave the sub-pools split), so the tune waits for
+     * the other to finish and then applies to its result.
      */
     @Test
     void multiPool_concurrentTuneAndReconfigure_bothTakeEffect() throws Exception {
@@ -85,9 +87,12 @@ class ReconfigureStormFindingsTest extends PoolTestSupport {
                 return c.withNonblocking(true);
             }));
             assertThat(inChange.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-            pools.tune(5); // completes while the other reconfiguration computes its change
+            Thread tuner = start("tuner", () -> pools.tune(5));
+            awaitUntil("the tune waits its turn", () -> tuner.getState() == Thread.State.BLOCKED
+                    || !tuner.isAlive());
             open(go);
             reconfigurer.join(TIMEOUT.toMillis());
+            tuner.join(TIMEOUT.toMillis());
             assertThat(pools.pools()).allSatisfy(p -> {
                 assertThat(p.config().nonblocking()).as("%s nonblocking", p.name()).isTrue();
                 assertThat(p.config().capacity()).as("%s capacity after tune(5)", p.name()).isEqualTo(5);
