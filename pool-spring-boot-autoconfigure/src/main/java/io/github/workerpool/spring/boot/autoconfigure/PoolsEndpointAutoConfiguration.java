@@ -1,5 +1,6 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -50,6 +51,34 @@ public final class PoolsEndpointAutoConfiguration {
 
     private static final EndpointId POOLS = EndpointId.of("pools");
 
+    /** Whether the endpoint's writes are mapped (its access is unrestricted), asked per request. */
+    static BooleanSupplier writable(ObjectProvider<EndpointAccessResolver> access) {
+        return () -> {
+            EndpointAccessResolver resolver = access.getIfAvailable();
+            return resolver != null && resolver.accessFor(POOLS, Access.READ_ONLY) == Access.UNRESTRICTED;
+        };
+    }
+
+    /**
+     * The same refusal on a reactive web server. A management server of its own takes the
+     * application's web filters (unlike a servlet one), and its base path is its context path,
+     * outside the path the filter compares: this one filter serves both.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
+    @ConditionalOnAvailableEndpoint(endpoint = PoolsEndpoint.class, exposure = EndpointExposure.WEB)
+    static class ReactiveBodyFilterConfiguration {
+
+        @Bean
+        PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
+                ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
+            return new PoolsEndpointBodyWebFilter(environment.getProperty("management.endpoints.web.base-path", "/actuator"),
+                    (name) -> Pools.in(beanFactory).containsKey(name), writable(access));
+        }
+
+    }
+
     /** The refusal of tune bodies with a nested value or a field no option has, on a servlet web server. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -69,11 +98,7 @@ public final class PoolsEndpointAutoConfiguration {
         static FilterRegistrationBean<PoolsEndpointBodyFilter> registration(String path, Predicate<String> poolExists,
                 ObjectProvider<EndpointAccessResolver> access) {
             FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
-                    new PoolsEndpointBodyFilter(path, poolExists, () -> {
-                        EndpointAccessResolver resolver = access.getIfAvailable();
-                        return resolver != null
-                                && resolver.accessFor(POOLS, Access.READ_ONLY) == Access.UNRESTRICTED;
-                    }));
+                    new PoolsEndpointBodyFilter(path, poolExists, writable(access)));
             registration.addUrlPatterns(path + "/pools/*");
             registration.setName("poolsEndpointBodyFilter");
             return registration;

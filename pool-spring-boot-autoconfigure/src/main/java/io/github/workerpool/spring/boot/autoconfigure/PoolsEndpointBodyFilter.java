@@ -3,11 +3,6 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
@@ -19,8 +14,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.springframework.boot.json.JsonParserFactory;
-import org.springframework.boot.json.JsonWriter;
 import org.springframework.util.StreamUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -56,15 +49,7 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
     /** The actuator's path below the DispatcherServlet's: "/x/" and "x" as "/x", "/" as "". */
     static String actuatorPath(String servletPath, String basePath) {
-        return normalized(servletPath) + normalized(basePath);
-    }
-
-    private static String normalized(String path) {
-        String p = path.trim();
-        while (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        return (p.isEmpty() || p.startsWith("/")) ? p : "/" + p;
+        return TuneBody.normalized(servletPath) + TuneBody.normalized(basePath);
     }
 
     /** The request's decoded path within the application, as the servlet container mapped it. */
@@ -83,89 +68,16 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         byte[] body = StreamUtils.copyToByteArray(request.getInputStream());
-        String problem = badField(new String(body, StandardCharsets.UTF_8));
-        if (problem != null) {
-            String path = path(request);
-            String pool = path.substring(this.prefix.length(), path.length() - "/tune".length());
-            if (this.poolExists.test(pool)) {
-                answer(response, path, HttpServletResponse.SC_BAD_REQUEST, "Bad Request",
-                        "Cannot tune pool '" + pool + "': " + problem);
-            }
-            else {
-                answer(response, path, HttpServletResponse.SC_NOT_FOUND, "Not Found", "No pool named '" + pool + "'");
-            }
+        String path = path(request);
+        TuneBody.Refusal refusal = TuneBody.refusal(path, path.substring(this.prefix.length()), body, this.poolExists);
+        if (refusal != null) {
+            response.setStatus(refusal.status());
+            response.setContentType("application/json");
+            response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+            response.getWriter().write(refusal.json());
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
-    }
-
-    private static void answer(HttpServletResponse response, String path, int status, String error, String message)
-            throws IOException {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", status);
-        body.put("error", error);
-        body.put("message", message);
-        body.put("path", path);
-        response.setStatus(status);
-        response.setContentType("application/json");
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.getWriter().write(JsonWriter.standard().writeToString(body));
-    }
-
-    /**
-     * What is wrong with the first field that no option has, or that holds an object or an
-     * array; null if none is wrong (or the body is no JSON object: actuator reports that itself).
-     */
-    static String badField(String body) {
-        if (body.isBlank()) {
-            return null;
-        }
-        Map<String, Object> fields;
-        try {
-            fields = JsonParserFactory.getJsonParser().parseMap(body);
-        }
-        catch (IllegalArgumentException ex) { // JsonParseException among them
-            return null;
-        }
-        for (Map.Entry<String, Object> field : fields.entrySet()) {
-            Object value = field.getValue();
-            // As actuator binds them: by the parameter's exact name (queue-capacity is no field).
-            PoolOption option = field(field.getKey());
-            if (option == null && !ADAPTIVE.equals(field.getKey())) {
-                String meant = PoolsPropertiesBinding.closest(field.getKey(), FIELDS);
-                return field.getKey() + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : "")
-                        + " Live options: " + PoolsEndpoint.liveFields() + ", " + ADAPTIVE + "; nothing was changed";
-            }
-            if (value instanceof Map<?, ?> || value instanceof Collection<?>) {
-                String what = (value instanceof Map<?, ?>) ? "an object" : "an array";
-                return (option != null) ? option.field() + " must be " + option.expected() + ", but was " + what
-                        : ADAPTIVE + " must be true or false, but was " + what;
-            }
-        }
-        return null;
-    }
-
-    private static final String ADAPTIVE = "adaptive";
-
-    private static PoolOption field(String name) {
-        for (PoolOption option : PoolOption.values()) {
-            if (option.field().equals(name)) {
-                return option;
-            }
-        }
-        return null;
-    }
-
-    /** Every field a tune takes, for "did you mean". */
-    private static final List<String> FIELDS = fields();
-
-    private static List<String> fields() {
-        List<String> fields = new ArrayList<>();
-        for (PoolOption option : PoolOption.values()) {
-            fields.add(option.field());
-        }
-        fields.add(ADAPTIVE);
-        return fields;
     }
 
     /** The request with its body read once and served again. */

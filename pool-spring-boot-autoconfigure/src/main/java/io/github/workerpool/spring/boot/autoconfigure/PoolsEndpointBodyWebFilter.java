@@ -1,0 +1,106 @@
+package io.github.workerpool.spring.boot.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.UriUtils;
+
+/**
+ * {@link PoolsEndpointBodyFilter} on a reactive web server: refuses, with a 400 that names the
+ * field, a {@code tune} body with a field no option has, or whose field holds an object or an
+ * array (actuator drops an unknown field and applies the rest). Only POSTs to
+ * {@code <path>/pools/<name>/tune} are read, and only while writes are allowed; a pool that does
+ * not exist is a 404 as the endpoint answers it. The body is handed on unchanged. Ordered last,
+ * so that a security filter chain decides first who may write.
+ */
+final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
+
+    private final String prefix;
+
+    private final Predicate<String> poolExists;
+
+    private final BooleanSupplier writable;
+
+    /**
+     * @param actuatorPath the actuator's path within the application, such as {@code /actuator}
+     *        ({@code spring.webflux.base-path} and a management server's base path are the
+     *        application's context path, outside it)
+     * @param poolExists whether a pool of that name exists
+     * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
+     */
+    PoolsEndpointBodyWebFilter(String actuatorPath, Predicate<String> poolExists, BooleanSupplier writable) {
+        this.prefix = TuneBody.normalized(actuatorPath) + "/pools/";
+        this.poolExists = poolExists;
+        this.writable = writable;
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        ServerHttpRequest request = exchange.getRequest();
+        String path = request.getPath().pathWithinApplication().value();
+        if (!HttpMethod.POST.equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune")
+                || !this.writable.getAsBoolean()) {
+            return chain.filter(exchange);
+        }
+        return DataBufferUtils.join(request.getBody()).map((joined) -> {
+            byte[] bytes = new byte[joined.readableByteCount()];
+            joined.read(bytes);
+            DataBufferUtils.release(joined);
+            return bytes;
+        }).defaultIfEmpty(new byte[0]).flatMap((body) -> {
+            String tail = UriUtils.decode(path.substring(this.prefix.length()), StandardCharsets.UTF_8);
+            TuneBody.Refusal refusal = TuneBody.refusal(path, tail, body, this.poolExists);
+            if (refusal != null) {
+                return answer(exchange.getResponse(), refusal);
+            }
+            return chain.filter(exchange.mutate().request(new CachedBody(request, body)).build());
+        });
+    }
+
+    private static Mono<Void> answer(ServerHttpResponse response, TuneBody.Refusal refusal) {
+        response.setStatusCode(HttpStatus.valueOf(refusal.status()));
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        byte[] json = refusal.json().getBytes(StandardCharsets.UTF_8);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(json)));
+    }
+
+    /** The request with its body read once and served again (to each subscriber). */
+    private static final class CachedBody extends ServerHttpRequestDecorator {
+
+        private final byte[] body;
+
+        CachedBody(ServerHttpRequest request, byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public Flux<DataBuffer> getBody() {
+            return Flux.defer(() -> Flux.just(org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance
+                    .wrap(this.body)));
+        }
+
+    }
+
+}

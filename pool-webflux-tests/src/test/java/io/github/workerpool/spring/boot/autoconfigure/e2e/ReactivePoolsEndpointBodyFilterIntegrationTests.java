@@ -1,0 +1,141 @@
+package io.github.workerpool.spring.boot.autoconfigure.e2e;
+
+import io.github.workerpool.Pool;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The tune body filter on a reactive application (WebFlux on Reactor Netty, no servlet API on the
+ * classpath): a field no option has, or a nested value, is a 400 naming the field and changes
+ * nothing. Actuator alone drops an unknown field and applies the rest, and answers a nested value
+ * with a message that names no field.
+ */
+class ReactivePoolsEndpointBodyFilterIntegrationTests {
+
+    @Nested
+    @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+            properties = { "server.address=127.0.0.1", "spring.webflux.base-path=/app",
+                    "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
+                    "pools.instances.mail.capacity=4" })
+    class OnTheApplicationsServer {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        @Qualifier("mail")
+        Pool mail;
+
+        @Autowired
+        ApplicationContext context;
+
+        @Test
+        void itIsAReactiveApplication_withoutTheServletApi() {
+            assertThat(((ConfigurableApplicationContext) this.context).getClass().getName()).contains("Reactive");
+            assertThat(this.context.getClassLoader().getResource("jakarta/servlet/Filter.class")).isNull();
+        }
+
+        @Test
+        void aMisspeltFieldIsA400NamingIt_andNothingChanges() throws Exception {
+            HttpJson http = new HttpJson(this.port);
+            HttpJson.Response response = http.post("/app/actuator/pools/mail/tune", "{\"capacity\": 5, \"capacty\": 6}");
+            assertThat(response.status()).as(response.body()).isEqualTo(400);
+            assertThat((String) response.json("$.message")).contains("capacty is no option of a pool")
+                .contains("did you mean capacity?");
+            assertThat((String) response.json("$.error")).isEqualTo("Bad Request");
+            assertThat((String) response.json("$.path")).isEqualTo("/actuator/pools/mail/tune");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+        @Test
+        void aNestedValueIsA400NamingTheField() throws Exception {
+            HttpJson.Response response = new HttpJson(this.port).post("/app/actuator/pools/mail/tune",
+                    "{\"capacity\": {\"value\": 5}}");
+            assertThat(response.status()).as(response.body()).isEqualTo(400);
+            assertThat((String) response.json("$.message")).contains("capacity must be a whole number, but was an object");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+        @Test
+        void aGoodTuneGoesThroughWithItsBody() throws Exception {
+            HttpJson http = new HttpJson(this.port);
+            HttpJson.Response response = http.post("/app/actuator/pools/mail/tune", "{\"capacity\": 7}");
+            assertThat(response.status()).as(response.body()).isEqualTo(200);
+            assertThat(this.mail.capacity()).isEqualTo(7);
+            assertThat(http.post("/app/actuator/pools/mail/tune", "{\"capacity\": 4}").status()).isEqualTo(200);
+        }
+
+        @Test
+        void anUnknownPoolIsA404WhateverItsBody() throws Exception {
+            HttpJson http = new HttpJson(this.port);
+            assertThat(http.post("/app/actuator/pools/nope/tune", "{\"capacty\": 5}").status()).isEqualTo(404);
+            assertThat(http.post("/app/actuator/pools/nope/tune", "{\"capacity\": 5}").status()).isEqualTo(404);
+        }
+
+    }
+
+    @Nested
+    @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+            properties = { "server.address=127.0.0.1", "management.server.port=0",
+                    "management.server.address=127.0.0.1", "management.server.base-path=/mgmt",
+                    "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
+                    "pools.instances.mail.capacity=4" })
+    class OnAManagementServerOfItsOwn {
+
+        @LocalManagementPort
+        int managementPort;
+
+        @Autowired
+        @Qualifier("mail")
+        Pool mail;
+
+        @Test
+        void aMisspeltFieldIsRefused_andNothingChanges() throws Exception {
+            HttpJson http = new HttpJson(this.managementPort);
+            HttpJson.Response response = http.post("/mgmt/actuator/pools/mail/tune",
+                    "{\"capacity\": 5, \"queueCapacty\": 10}");
+            assertThat(response.status()).as(response.body()).isEqualTo(400);
+            assertThat((String) response.json("$.message")).contains("queueCapacty").contains("did you mean queueCapacity");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+            HttpJson.Response tuned = http.post("/mgmt/actuator/pools/mail/tune", "{\"capacity\": 5}");
+            assertThat(tuned.status()).as(tuned.body()).isEqualTo(200);
+            assertThat(this.mail.capacity()).isEqualTo(5);
+            assertThat(http.post("/mgmt/actuator/pools/nope/tune", "{\"capacty\": 5}").status()).isEqualTo(404);
+        }
+
+    }
+
+    @Nested
+    @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+            properties = { "server.address=127.0.0.1", "management.endpoints.web.exposure.include=pools",
+                    "pools.instances.mail.capacity=4" })
+    class WhileWritesAreNotAllowed {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        @Qualifier("mail")
+        Pool mail;
+
+        @Test
+        void theBodyIsNotRead_actuatorsAnswerStands() throws Exception {
+            HttpJson.Response response = new HttpJson(this.port).post("/actuator/pools/mail/tune", "{\"capacty\": 5}");
+            assertThat(response.status()).as(response.body()).isNotEqualTo(400).isGreaterThanOrEqualTo(400);
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+    }
+
+}
