@@ -83,7 +83,13 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
         return new PoolAsyncUncaughtExceptionHandler();
     }
 
-    /** Logs what a {@code void @Async} method threw, naming the pool that ran it. */
+    /**
+     * Logs what a {@code void @Async} method threw, naming the pool that ran it; on a pool of
+     * {@code pools.instances}, the task then fails with it, so that the pool counts it failed
+     * ({@code pool.tasks.failed}, its listeners, {@code adaptive.drop-on}). (Throwing it from here
+     * would not do: Spring catches what the handler throws and logs it as the handler's fault.)
+     * Spring drops a void method's future, so it is logged here alone.
+     */
     static final class PoolAsyncUncaughtExceptionHandler implements AsyncUncaughtExceptionHandler {
 
         private static final Log logger = LogFactory.getLog(PoolAsyncUncaughtExceptionHandler.class);
@@ -94,6 +100,9 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
             String where = (pool != null) ? "on pool '" + pool + "'"
                     : "on thread '" + Thread.currentThread().getName() + "'";
             logger.error("Unexpected exception from @Async method " + method.toGenericString() + " " + where, ex);
+            if (pool != null) {
+                SpringPool.asyncSwallowed(ex);
+            }
         }
 
     }

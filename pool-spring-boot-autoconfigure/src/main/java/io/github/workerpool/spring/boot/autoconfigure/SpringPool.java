@@ -313,6 +313,44 @@ final class SpringPool extends ForwardingPool
      * RejectedExecutionExceptions, so ExecutorService's contract holds too.
      */
 
+    /**
+     * A failure of a {@code void @Async} method that Spring gave to the uncaught-exception
+     * handler (which logged it) inside the task running on this thread: see asyncSwallowed().
+     */
+    private static final ThreadLocal<Throwable> ASYNC_SWALLOWED = new ThreadLocal<>();
+
+    /**
+     * Called by the {@code @Async} uncaught-exception handler on a pool's thread: the task that
+     * runs the method fails with {@code failure} once Spring's callable returns, so that the pool
+     * counts it failed. Spring submits a {@code void} method's callable through
+     * {@link #submit(Callable)}, catches what the method throws and hands it to the handler.
+     */
+    static void asyncSwallowed(Throwable failure) {
+        ASYNC_SWALLOWED.set(failure);
+    }
+
+    /** The task, failing with what the {@code @Async} handler was given while it ran, if anything. */
+    private static <T> Callable<T> failingWhatAsyncSwallowed(Callable<T> task) {
+        return () -> {
+            if (ASYNC_SWALLOWED.get() != null) {
+                ASYNC_SWALLOWED.remove(); // not this task's: one the handler saw outside submit
+            }
+            T result = task.call();
+            Throwable swallowed = ASYNC_SWALLOWED.get();
+            if (swallowed != null) {
+                ASYNC_SWALLOWED.remove();
+                throw SpringPool.<RuntimeException>as(swallowed);
+            }
+            return result;
+        };
+    }
+
+    /** The method's own exception as the task's failure, checked or not. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E as(Throwable failure) throws E {
+        throw (E) failure;
+    }
+
     private static TaskRejectedException rejected(RejectedExecutionException ex) {
         return new TaskRejectedException(ex.getMessage(), ex);
     }
@@ -350,7 +388,7 @@ final class SpringPool extends ForwardingPool
     @Override
     public <T> Future<T> submit(Callable<T> task) {
         try {
-            return this.pool.submit(task);
+            return this.pool.submit(failingWhatAsyncSwallowed(task));
         }
         catch (RejectedExecutionException ex) {
             throw rejected(ex);

@@ -202,6 +202,18 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void voidAsyncExceptionIsCountedAsFailedByThePool_andLoggedOnce(CapturedOutput output) {
+        // Found by a review: Spring's handler swallowed it, and the pool counted the task completed.
+        this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            context.getBean(AsyncService.class).failOnMail();
+            await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().failed() == 1);
+            assertThat(mail.stats().completed()).isZero();
+            assertThat(output.toString().split("boom from mail", -1)).as("logged once").hasSize(2);
+        });
+    }
+
+    @Test
     void exceptionFromExecutedTaskIsLoggedWithPoolName(CapturedOutput output) {
         this.runner.run((context) -> {
             context.getBean("crawler", SpringPool.class).execute(() -> {
