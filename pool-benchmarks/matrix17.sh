@@ -135,7 +135,7 @@ def ants_label(r):
     p = r["params"]
     if "peer" in p:
         return p["peer"] if int(p["capacity"]) == 10000 else f"{p['peer']} x {int(p['capacity']):,}"
-    what = {"none": "looping", "queue": "fed through a queue meanwhile"}.get(p.get("backlog", "none"), f"taking from a full {p.get('backlog')}")
+    what = {"none": "looping", "queue": "fed through a queue meanwhile", "linked": "taking from a full linked queue"}.get(p.get("backlog", "none"), f"taking from a full {p.get('backlog')}")
     return f"no pool, {p['threads']} threads x {int(p['capacity']):,}, {what}"
 ants = load("ants.json") + load("ants-floor.json")
 if ants:

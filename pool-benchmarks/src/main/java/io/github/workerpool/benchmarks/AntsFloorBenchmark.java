@@ -34,6 +34,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * could hold it (4 bytes a task, nothing allocated per task, no lock), so what an executor that
  * queues the backlog, as WorkerPool's queue mode does, cannot go below.
  *
+ * <p>With {@code backlog=linked} the tasks are first put in one {@link ConcurrentLinkedQueue},
+ * and the threads poll it: the same backlog held in a linked queue's nodes (one per task), as a
+ * queue-mode pool's queue holds it, so that the gap between {@code array} and {@code linked} is
+ * what holding a backlog in nodes costs, with nothing of a pool in it.
+ *
  * <p>With {@code backlog=queue} the threads start first and the benchmark thread then offers
  * every task to one {@link ConcurrentLinkedQueue} while they take from it, as it submits to a
  * pool in {@link AntsBenchmark}; a thread that finds the queue empty naps 50 us and looks again,
@@ -61,9 +66,10 @@ public class AntsFloorBenchmark {
 
     /**
      * {@code none}: each thread sleeps its share; {@code array}: the threads take the tasks from a
-     * full array; {@code queue}: the threads take them from a queue the benchmark thread fills meanwhile.
+     * full array; {@code linked}: from a full {@link ConcurrentLinkedQueue}; {@code queue}: from
+     * one the benchmark thread fills meanwhile.
      */
-    @Param({"none", "array", "queue"})
+    @Param({"none", "array", "linked", "queue"})
     public String backlog;
 
     @Param({"1000000"})
@@ -124,6 +130,20 @@ public class AntsFloorBenchmark {
                     done.countDown();
                 }
             };
+        } else if ("linked".equals(backlog)) {
+            ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
+            for (int i = 0; i < tasks; i++) {
+                queued.offer(sleepOnce);
+            }
+            loop = () -> {
+                try {
+                    for (Runnable t; (t = queued.poll()) != null; ) {
+                        t.run();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            };
         } else if ("queue".equals(backlog)) {
             if ("platform".equals(threads) && capacity > 1000) {
                 // Thousands of platform threads that nap and look again starve the feeding thread
@@ -156,7 +176,7 @@ public class AntsFloorBenchmark {
                 fed.set(true);
             };
         } else {
-            throw new IllegalArgumentException("backlog must be none, array or queue, not '" + backlog + "'");
+            throw new IllegalArgumentException("backlog must be none, array, linked or queue, not '" + backlog + "'");
         }
         if ("virtual".equals(threads)) {
             ExecutorService vt = Peer.newVirtualThreadPerTaskExecutor();
