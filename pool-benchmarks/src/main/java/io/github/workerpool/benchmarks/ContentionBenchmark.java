@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ContentionBenchmark {
 
-    @Param({"WorkerPool-queue", "WorkerPool-handoff", "TPE-LBQ", "TPE-sync-blockingput", "FJP", "MultiPool"})
+    @Param({"WorkerPool-queue", "WorkerPool-handoff", "TPE-LBQ", "TPE-sync-blockingput", "FJP", "MultiPool", "MultiPool-least"})
     public String peer;
 
     @Param({"16"})

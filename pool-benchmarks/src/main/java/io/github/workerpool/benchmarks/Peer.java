@@ -232,6 +232,17 @@ public enum Peer {
                     .queueCapacity(Integer.MAX_VALUE), MultiPool.LoadBalancing.ROUND_ROBIN));
         }
     },
+    /**
+     * The same MultiPool with least-tasks balancing: each task goes to the sub-pool with the fewest
+     * running, queued and waiting tasks.
+     */
+    MULTIPOOL_LEAST("MultiPool-least") {
+        @Override
+        Target create(int n) {
+            return Target.of(MultiPool.of(2, WorkerPool.builder().name("bench").capacity(Math.max(1, n / 2))
+                    .queueCapacity(Integer.MAX_VALUE), MultiPool.LoadBalancing.LEAST_TASKS));
+        }
+    },
     /** FunctionPool bound to {@code Runnable::run} in queue mode: the task is the function's argument. */
     FUNCTIONPOOL("FunctionPool") {
         @Override
