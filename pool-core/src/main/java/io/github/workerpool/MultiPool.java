@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 
@@ -49,7 +50,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         ROUND_ROBIN,
         /**
          * Each task goes to the least busy pool: fewest tasks running, queued and waiting to get
-         * in (ants counts only running ones). Ties go round-robin.
+         * in (ants counts only running ones). Ties go round-robin. The queued count is read once
+         * in 16 choices (it takes the sub-pool's lock); in between, each task sent to a pool
+         * counts as queued there.
          */
         LEAST_TASKS
     }
@@ -61,6 +64,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     private final LongAdder closedRejections = new LongAdder();
     /** Refusals of sub-pools shut down while a caller waited in them: counted there, not here. */
     private final LongAdder rerouted = new LongAdder();
+    /**
+     * LEAST_TASKS: per sub-pool (at i * CELL), its queued() as last read plus the tasks sent to it
+     * since; races between choices only blur an estimate the next read replaces.
+     */
+    private final AtomicIntegerArray queuedSeen;
     /** Serializes tune/reconfigure, so that two at once cannot leave the sub-pools with different options. */
     private final Object reconfiguring = new Object();
 
@@ -68,6 +76,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         this.name = name;
         this.pools = pools;
         this.loadBalancing = loadBalancing;
+        this.queuedSeen = new AtomicIntegerArray(pools.length * CELL);
     }
 
     /**
@@ -173,7 +182,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
 
     private int choose() {
         int n = pools.length;
-        int start = Math.floorMod(next.getAndIncrement(), n);
+        int ticket = next.getAndIncrement();
+        int start = Math.floorMod(ticket, n);
         if (loadBalancing == LoadBalancing.ROUND_ROBIN || n == 1) {
             // A sub-pool shut down on its own gives up its turns, each to the next turn in line
             // (not to its neighbour, which would then get two turns in a round).
@@ -182,6 +192,10 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             return start;
         }
+        // Reading a sub-pool's queued() takes its lock (an unbounded queue's count is summed over
+        // its workers): done for one choice in QUEUED_READ_EVERY, which cut LEAST_TASKS to a third
+        // of ROUND_ROBIN's throughput when done for every task (BENCHMARKS.md, twenty-first round).
+        boolean read = (ticket & (QUEUED_READ_EVERY - 1)) == 0;
         int best = start;
         long bestLoad = Long.MAX_VALUE;
         for (int k = 0; k < n; k++) {
@@ -190,14 +204,30 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             if (p.isClosed()) {
                 continue; // shut down on its own: out of the rotation, not the least busy
             }
-            long load = (long) p.running() + p.queued() + p.waiting();
+            int queued;
+            if (read) {
+                queued = p.queued();
+                queuedSeen.set(i * CELL, queued);
+            } else {
+                queued = queuedSeen.get(i * CELL);
+            }
+            long load = (long) p.running() + queued + p.waiting();
             if (load < bestLoad) {
                 best = i;
                 bestLoad = load;
             }
         }
+        // Until the next read, each task sent counts as queued, so that the choices in between
+        // spread over the pools instead of all going to the one that looked least busy.
+        queuedSeen.incrementAndGet(best * CELL);
         return best;
     }
+
+    /** LEAST_TASKS reads each sub-pool's queued() once in this many choices (a power of two). */
+    static final int QUEUED_READ_EVERY = 16;
+
+    /** Ints between two sub-pools' cells of queuedSeen: one cache line each. */
+    private static final int CELL = 16;
 
     /** Returns a future that lets the sub-pool count a task that threw as failed. */
     @Override

@@ -106,6 +106,25 @@ class MultiPoolTest {
     }
 
     @Test
+    void leastTasks_spreadsABurstEvenly_betweenReadsOfTheQueuedCounts() {
+        // The queued counts are read once in QUEUED_READ_EVERY choices; in between, each task sent
+        // counts, or a burst would all go to the pool that looked least busy at the last read.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(Integer.MAX_VALUE),
+                LoadBalancing.LEAST_TASKS));
+        pools.pool(0).execute(blocker());
+        pools.pool(1).execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        int burst = 4 * MultiPool.QUEUED_READ_EVERY;
+        for (int i = 0; i < burst; i++) {
+            pools.execute(() -> { });
+        }
+        assertThat(new int[] {pools.pool(0).queued(), pools.pool(1).queued()})
+                .as("queued per sub-pool after a burst of " + burst)
+                .containsExactly(burst / 2, burst / 2);
+        release.countDown();
+    }
+
+    @Test
     void execute_whenTheChosenPoolIsFull_triesTheOthersBeforeRejecting() {
         MultiPool pools = invariants.track(MultiPool.of(3, builder(1).nonblocking(true), LoadBalancing.ROUND_ROBIN));
         pools.pool(0).execute(blocker());
