@@ -71,6 +71,19 @@ final class Worker implements Runnable {
     private long cancelled;
     private long polled; // tasks taken from an unbounded queue (the pool derives its queue length)
 
+    /**
+     * The worker whose thread this is, for a PoolFuture to report its outcome to while it runs:
+     * the pool may be running it inside a wrapper of someone else's (ExecutorCompletionService's,
+     * and so invokeAny's), where the worker cannot see the future. Read only on the futures'
+     * failure and cancelled paths.
+     */
+    static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
+    // Written by a PoolFuture on this worker's thread while the worker runs a task (see CURRENT);
+    // read and cleared by the worker after the task.
+    Throwable futureFailed;
+    boolean futureCancelled;
+
     Worker(WorkerPool pool, Object firstTask) {
         this.pool = pool;
         this.firstTask = firstTask;

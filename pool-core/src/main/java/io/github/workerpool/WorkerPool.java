@@ -644,6 +644,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     final void runWorker(Worker w) {
         Object task = w.firstTask;
         w.firstTask = null;
+        Worker.CURRENT.set(w);
         try {
             for (;;) {
                 if (task != null) {
@@ -655,6 +656,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 }
             }
         } finally {
+            Worker.CURRENT.remove();
             engine.workerStopping(w);
             workerExited(w);
         }
@@ -710,11 +712,25 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             failure = t;
             panic(t);
         }
-        if (failure == null && original instanceof PoolFuture) {
-            failure = ((PoolFuture<?>) original).failure;
+        // A PoolFuture that failed or was found cancelled on this thread while the task ran: the
+        // task itself, or one the pool ran inside a wrapper (ExecutorCompletionService's). One
+        // that the task ran inline, by calling run() on another of the pool's futures, counts too.
+        Throwable futureFailed = w.futureFailed;
+        boolean cancelled = false;
+        if (futureFailed != null) {
+            w.futureFailed = null;
+            if (failure == null && function == null) {
+                failure = futureFailed;
+            }
+        }
+        if (w.futureCancelled) {
+            w.futureCancelled = false;
+            cancelled = failure == null && function == null;
         }
         if (failure != null) {
             w.addFailed();
+        } else if (cancelled) {
+            w.addCancelled();
         } else {
             w.addCompleted();
         }
@@ -1575,7 +1591,6 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** A FutureTask that remembers what its callable threw, so the pool can count it as failed. */
     static final class PoolFuture<V> extends FutureTask<V> {
-        Throwable failure; // written and read by the worker thread that runs it
         // shutdownNow returned it unrun: the caller may still run it, but a TaskGroup waiting for it
         // must hear of it (whenDropped), or its awaitAll() would wait forever.
         private volatile boolean dropped;
@@ -1608,10 +1623,28 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
         }
 
+        /** Runs the task; tells the worker running it, if any, that it was cancelled before it started. */
+        @Override
+        public void run() {
+            if (isCancelled()) {
+                // The worker checks its own tasks before it runs them: this one is in a wrapper.
+                Worker w = Worker.CURRENT.get();
+                if (w != null) {
+                    w.futureCancelled = true;
+                }
+                return;
+            }
+            super.run();
+        }
+
+        /** Tells the worker running it, if any, so that the pool counts the task as failed. */
         @Override
         protected void setException(Throwable t) {
-            failure = t;
             super.setException(t);
+            Worker w = Worker.CURRENT.get();
+            if (w != null) {
+                w.futureFailed = t;
+            }
         }
     }
 
