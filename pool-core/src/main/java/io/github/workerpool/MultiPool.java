@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
 /**
@@ -35,9 +36,11 @@ import java.util.function.UnaryOperator;
  *
  * <p>Counts ({@link #running()}, {@link #stats()}...) are sums over the sub-pools; per-pool ones
  * are read from {@link #pool(int)}; a sub-pool that refuses a task (full, or shut down meanwhile)
- * so that another one runs it counts nothing for it, except one shut down while the caller waited
- * in it: that refusal counts in the sub-pool's own stats and is told to its own listeners, not
- * in the multi-pool's or to its listeners. Lifecycle calls
+ * so that another one runs it counts nothing for it, except one shut down before it let in a task
+ * the multi-pool gave it once every pool was full (the caller may have been waiting there): that
+ * refusal counts in the sub-pool's own stats and is told to its own listeners, not in the
+ * multi-pool's or to its listeners, and the caller is sent on to the open sub-pools, its
+ * {@code blockingTimeout} counted from when it began to wait. Lifecycle calls
  * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool.
  *
  * <p>This class is thread-safe.
@@ -70,7 +73,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      */
     private final AtomicIntegerArray queuedSeen;
     /** Serializes tune/reconfigure, so that two at once cannot leave the sub-pools with different options. */
-    private final Object reconfiguring = new Object();
+    private final ReentrantLock reconfiguring = new ReentrantLock(); // not a monitor: no pinning of a virtual thread
 
     private MultiPool(String name, WorkerPool[] pools, LoadBalancing loadBalancing) {
         this.name = name;
@@ -138,6 +141,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         int first = choose();
         // Decorated once, however many pools are tried: the sub-pools share the builder's decorator.
         Object work = pools[first].decorated(task);
+        long waitingSince = 0L;
         for (;;) {
             for (int k = 0; k < n; k++) {
                 if (pools[(first + k) % n].tryWork(work)) {
@@ -150,11 +154,18 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             if (chosen == null) {
                 throw rejectClosed();
             }
-            if (chosen.submitWorkRouted(work)) {
+            if (waitingSince == 0L) {
+                waitingSince = System.nanoTime();
+                if (waitingSince == 0L) {
+                    waitingSince = 1L; // 0 means "from now" to the sub-pool
+                }
+            }
+            if (chosen.submitWorkRouted(work, waitingSince)) {
                 return;
             }
             // It was shut down before it let the task in: on its own (the task goes round again,
-            // to the open ones), or with the others (the next round refuses it as the multi-pool's).
+            // to the open ones, waiting blockingTimeout in all), or with the others (the next round
+            // refuses it as the multi-pool's).
             rerouted.increment();
         }
     }
@@ -360,6 +371,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         int idle = 0;
         int waiting = 0;
         int queued = 0;
+        // Read before the sub-pools, which count a refusal before it is added here: the totals
+        // may read high while one is on its way, never below what was counted.
+        long notOurs = rerouted.sum();
         long closed = closedRejections.sum();
         long submitted = closed;
         long completed = 0;
@@ -383,7 +397,6 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             queueTimeouts += s.queueTimeouts();
             runTimeouts += s.runTimeouts();
         }
-        long notOurs = rerouted.sum(); // read after the sub-pools, which count a refusal first
         submitted -= notOurs;
         rejected -= notOurs;
         return new PoolStats(name, capacity, running, idle, waiting, queued, submitted, completed, failed,
@@ -432,7 +445,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
         Objects.requireNonNull(change, "change");
-        synchronized (reconfiguring) {
+        reconfiguring.lock();
+        try {
             for (WorkerPool p : pools) {
                 PoolConfig own = p.config();
                 own.checkLiveChange(apply(change, own));
@@ -441,6 +455,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 p.reconfigure(c -> apply(change, c));
             }
             return config();
+        } finally {
+            reconfiguring.unlock();
         }
     }
 

@@ -42,7 +42,9 @@ public interface PoolListener {
     }
 
     /**
-     * A task was refused; the exception is thrown to the submitting caller after this call.
+     * A task was refused; the exception is thrown to the submitting caller after this call
+     * (unless the pool is a {@link MultiPool}'s sub-pool shut down on its own, told to its own
+     * listeners: the multi-pool then sends the caller on to another sub-pool).
      * @param pool      the pool
      * @param rejection what the caller gets: a {@link PoolOverloadException} or {@link PoolClosedException}
      */

@@ -171,7 +171,7 @@ final class QueueEngine extends Engine {
             }
         }
         // Trying: offered as counted by the pool (the queue does not count it), then counted here.
-        if (!offer(work, trying)) {
+        if (!offer(work, trying, trying)) {
             return false;
         }
         if (trying) {
@@ -187,7 +187,7 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean offer(Object task) {
-        return offer(task, true);
+        return offer(task, true, false);
     }
 
     /**
@@ -196,7 +196,7 @@ final class QueueEngine extends Engine {
      * pool counts itself ({@code counted}: a full-path caller's, counted already, or tryExecute's,
      * counted once it is in) is marked as such first: the total may read low meanwhile, never high.
      */
-    private boolean offer(Object task, boolean counted) {
+    private boolean offer(Object task, boolean counted, boolean trying) {
         WorkerPool p = pool;
         if (!unbounded) {
             if (!(counted ? reserveCountedSlot(p.queueCapacity) : reserveSlot(p.queueCapacity))) {
@@ -210,7 +210,7 @@ final class QueueEngine extends Engine {
             if (queue.remove(task)) {
                 uncount();
                 p.tryTerminateUnlocked();
-                throw p.rejectClosed();
+                throw trying ? p.rejectClosedUntold() : p.rejectClosed(); // a try tells nobody: see tryWork
             }
             return true; // a worker took it and runs it
         }

@@ -294,6 +294,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * function (FunctionPool) the function's argument, so no task object is allocated per call.
      */
     final void submitWork(Object work) {
+        submitWork(work, 0L);
+    }
+
+    /** submitWork(); {@code waitingSince} the caller's wait began (MultiPool's, rerouted), or 0 for now. */
+    private void submitWork(Object work, long waitingSince) {
         int s = state;
         if (countsOnSubmit || s != RUNNING) {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
@@ -304,7 +309,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         work = stamped(work);
         try {
             if (!engine.dispatch(work, true)) {
-                awaitWorker(work);
+                awaitWorker(work, waitingSince);
             }
         } catch (RejectedExecutionException rejection) {
             tellUntold(rejection);
@@ -433,13 +438,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * else reject or wait for a worker as configured. A thread factory that fails does not refuse
      * the task while a live worker can take it, at once or from the queue.
      */
-    private void awaitWorker(Object task) {
+    private void awaitWorker(Object task, long waitingSince) {
         if (!countsOnSubmit) {
             // Counted here, whatever comes of it (a worker, a wait, a rejection); if it goes to
             // the queue after all, the engine is told it was counted (Engine.offer).
             counters.submitted.increment();
         }
-        long arrival = System.nanoTime();
+        long arrival = waitingSince != 0L ? waitingSince : System.nanoTime();
         boolean factoryFailed = false;
         for (;;) {
             Waiters.Waiter waiter = null;
@@ -549,8 +554,25 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     }
 
     PoolClosedException rejectClosed() {
-        return rejected(new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
-                + " and accepts no tasks; call reboot() to reopen it"));
+        return rejected(closed());
+    }
+
+    private PoolClosedException closed() {
+        return new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
+                + " and accepts no tasks; call reboot() to reopen it");
+    }
+
+    /**
+     * rejectClosed() for a try (tryWork) refused outside the lock: counted, and left untold as
+     * one refused under the lock is, for tryWork to take back, since the caller tries elsewhere.
+     */
+    PoolClosedException rejectClosedUntold() {
+        PoolClosedException rejection = closed();
+        counters.rejected.increment();
+        if (listeners != null) {
+            UNTOLD.set(rejection);
+        }
+        return rejection;
     }
 
     /**
@@ -567,9 +589,20 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /** Tells the listeners of a rejection this pool counted; see ROUTED for whom. */
     private void tell(RejectedExecutionException rejection) {
         Listeners ls = listeners;
-        if (ls != null) {
-            boolean rerouted = rejection instanceof PoolClosedException && ROUTED.get() == this;
-            ls.rejected(rejection, rerouted ? facade : null);
+        if (ls == null) {
+            return;
+        }
+        WorkerPool routed = ROUTED.get();
+        if (routed == null) {
+            ls.rejected(rejection, null);
+            return;
+        }
+        // Unset while the listeners run: one that submits to this pool itself is not routed.
+        ROUTED.remove();
+        try {
+            ls.rejected(rejection, routed == this && rejection instanceof PoolClosedException ? facade : null);
+        } finally {
+            ROUTED.set(routed);
         }
     }
 
@@ -585,16 +618,23 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * full-pool treatment (wait or reject), but if this pool is or gets shut down, false is
      * returned instead of PoolClosedException. The refusal stays counted in this pool's stats
      * (the MultiPool's take it out) and is told to this pool's own listeners only.
+     * @param waitingSince when the caller's wait began (System.nanoTime(), not 0), so that a
+     *        caller sent on from one sub-pool to another waits blockingTimeout in all
      */
-    final boolean submitWorkRouted(Object work) {
+    final boolean submitWorkRouted(Object work, long waitingSince) {
+        WorkerPool outer = ROUTED.get(); // a MultiPool's, if its listener submits to another one
         ROUTED.set(this);
         try {
-            submitWork(work);
+            submitWork(work, waitingSince);
             return true;
         } catch (PoolClosedException closed) {
             return false;
         } finally {
-            ROUTED.remove();
+            if (outer == null) {
+                ROUTED.remove();
+            } else {
+                ROUTED.set(outer);
+            }
         }
     }
 

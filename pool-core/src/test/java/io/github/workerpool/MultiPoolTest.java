@@ -426,7 +426,7 @@ class MultiPoolTest {
         assertThat(thrown.get()).isNull();
         release.countDown();
         Latches.pass(ran);
-        await().atMost(WAIT).until(() -> other.stats().completed() == 2 + queue);
+        await().atMost(WAIT).until(() -> pools.stats().completed() == 3 + 2 * queue);
         assertThat(thrown.get()).isNull();
         assertThat(multiHeard.rejections).as("the multi-pool's listeners").isEmpty();
         assertThat(ownHeard.rejections).as("the sub-pool's own listeners").singleElement()
@@ -502,7 +502,7 @@ class MultiPoolTest {
         Latches.pass(inLastChange);
         Thread second = new Thread(() -> pools.tune(5));
         second.start();
-        await().atMost(WAIT).until(() -> second.getState() == Thread.State.BLOCKED
+        await().atMost(WAIT).until(() -> second.getState() == Thread.State.WAITING
                 || second.getState() == Thread.State.TERMINATED);
         go.countDown();
         first.join(WAIT.toMillis());

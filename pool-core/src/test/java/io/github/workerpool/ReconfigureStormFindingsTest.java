@@ -88,7 +88,7 @@ class ReconfigureStormFindingsTest extends PoolTestSupport {
             }));
             assertThat(inChange.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             Thread tuner = start("tuner", () -> pools.tune(5));
-            awaitUntil("the tune waits its turn", () -> tuner.getState() == Thread.State.BLOCKED
+            awaitUntil("the tune waits its turn", () -> tuner.getState() == Thread.State.WAITING
                     || !tuner.isAlive());
             open(go);
             reconfigurer.join(TIMEOUT.toMillis());

@@ -310,9 +310,11 @@ class BenchmarksSmokeTest {
         // Two peers are for the ants workload only. WorkerPool-queue-n (a queue as long as the pool
         // is wide): with tiny tasks at n = 2 it is a queue of 2, which QueueModesBenchmark's configs
         // cover. TPE-LBQ-virtual (a TPE of virtual threads): the virtual-worker queue mode's
-        // same-semantics peer on that workload; with tiny tasks, TPE-LBQ is.
+        // same-semantics peer on that workload; with tiny tasks, TPE-LBQ is. MultiPool-least is for
+        // ContentionBenchmark: what its balancing costs against MultiPool's round-robin.
         List<String> labels = Arrays.stream(Peer.values()).map(Peer::label)
-                .filter(label -> !label.equals("WorkerPool-queue-n") && !label.equals("TPE-LBQ-virtual")).toList();
+                .filter(label -> !label.equals("WorkerPool-queue-n") && !label.equals("TPE-LBQ-virtual")
+                        && !label.equals("MultiPool-least")).toList();
         assertThat(peersOf(TinyTaskBenchmark.class)).containsExactlyInAnyOrderElementsOf(labels);
     }
 
