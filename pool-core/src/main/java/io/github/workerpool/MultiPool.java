@@ -170,6 +170,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         }
     }
 
+    /** Refusals of sub-pools shut down before they let a task in, sent on to others (for tests). */
+    long rerouted() {
+        return rerouted.sum();
+    }
+
     /** The first sub-pool from index {@code first} on (cyclically) that is not shut down; null if none. */
     private WorkerPool openFrom(int first) {
         int n = pools.length;

@@ -67,6 +67,14 @@ class SoakTest {
 
         /** What is wrong with the quiet pool's internal structure (of every sub-pool); empty if all is well. */
         List<String> quietStructureProblems();
+
+        /**
+         * Shuts one sub-pool down on its own and reboots it (a MultiPool's callers waiting in it
+         * are sent on to the others); false, doing nothing, for a pool without sub-pools.
+         */
+        default boolean bounceSubPool(ThreadLocalRandom random) {
+            return false;
+        }
     }
 
     static Target of(WorkerPool p) {
@@ -121,6 +129,13 @@ class SoakTest {
             public Pool pool() { return p; }
             public List<String> quietStructureProblems() {
                 return p.pools().stream().flatMap(w -> w.quietStructureProblems().stream()).toList();
+            }
+            public boolean bounceSubPool(ThreadLocalRandom random) {
+                WorkerPool sub = p.pool(random.nextInt(p.size()));
+                sub.shutdown();
+                Thread.yield();
+                sub.reboot();
+                return true;
             }
         };
     }
@@ -210,7 +225,9 @@ class SoakTest {
                 if (move < 45 && tunable) {
                     pool.tune(1 + random.nextInt(8));
                 } else if (move < 80) {
-                    pool.purge();
+                    if (move < 72 || !pool.bounceSubPool(random)) {
+                        pool.purge();
+                    }
                 } else if (move < 96) {
                     producers.get(random.nextInt(PRODUCERS)).interrupt();
                 } else if (move < 99) {
@@ -277,6 +294,10 @@ class SoakTest {
                 storm.reconfigurations.sum(), storm.refused.sum(), storm.listenerChanges.sum(), s.queueTimeouts(),
                 s.runTimeouts(), heapBefore / 1024, heapAfter / 1024,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        if (pool.pool() instanceof MultiPool multi) {
+            System.out.printf("soak %-24s callers sent on from a sub-pool shut down on its own: %,d%n", label,
+                    multi.rerouted());
+        }
 
         assertThat(stormFailure.get()).as("the storm's own checks").isNull();
         assertThat(lost).as("lost tasks").isZero();
