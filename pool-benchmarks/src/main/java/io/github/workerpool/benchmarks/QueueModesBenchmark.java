@@ -137,8 +137,60 @@ public class QueueModesBenchmark {
                 RejectedExecutionHandler handler = abort ? new ThreadPoolExecutor.AbortPolicy() : Peer.BLOCKING_PUT;
                 return Target.ofTpe(new ThreadPoolExecutor(n, n, 60, TimeUnit.SECONDS, queue, handler));
             }
+            case "Pipe":
+                return pipe(q, abort, n);
             default:
-                throw new IllegalArgumentException("unknown peer '" + peer + "': WorkerPool or TPE");
+                throw new IllegalArgumentException("unknown peer '" + peer + "': WorkerPool, TPE or Pipe");
         }
+    }
+
+    /**
+     * The no-pool floor of a row ({@code -p peer=Pipe}, not in the default matrix): {@code n}
+     * threads that do nothing but take tasks from the TPE's queue and run them, and producers that
+     * {@code put} into it (or {@code offer} and are refused, for abort-Q). The queue's own hand-off
+     * with nothing of an executor around it: no worker bookkeeping, no counters, no state checks.
+     */
+    static Target pipe(int q, boolean abort, int n) {
+        BlockingQueue<Runnable> queue = q == 0 ? new SynchronousQueue<>()
+                : q == Integer.MAX_VALUE ? new LinkedBlockingQueue<>() : new LinkedBlockingQueue<>(q);
+        Thread[] threads = new Thread[n];
+        for (int i = 0; i < n; i++) {
+            threads[i] = new Thread(() -> {
+                try {
+                    for (;;) {
+                        queue.take().run();
+                    }
+                } catch (InterruptedException e) {
+                    // closed
+                }
+            }, "pipe-" + i);
+            threads[i].setDaemon(true);
+            threads[i].start();
+        }
+        return new Target() {
+            @Override
+            public void submit(Runnable task) throws InterruptedException {
+                if (!abort) {
+                    queue.put(task);
+                } else if (!queue.offer(task)) {
+                    throw new java.util.concurrent.RejectedExecutionException("pipe full");
+                }
+            }
+
+            @Override
+            public void close() {
+                for (Thread t : threads) {
+                    t.interrupt();
+                }
+                for (Thread t : threads) {
+                    try {
+                        t.join(10_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        };
     }
 }

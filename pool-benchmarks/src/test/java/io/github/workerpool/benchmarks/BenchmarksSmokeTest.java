@@ -306,6 +306,16 @@ class BenchmarksSmokeTest {
     }
 
     @Test
+    void theNoPoolPipeRunsEveryQueueMode() throws Exception {
+        for (String config : QueueModesBenchmark.class.getField("config").getAnnotation(Param.class).value()) {
+            try (Target pipe = QueueModesBenchmark.create(config, "Pipe", 2);
+                    Batch batch = new Batch(pipe, 2, 0, config.startsWith("abort-"))) {
+                batch.run(200);
+            }
+        }
+    }
+
+    @Test
     void everyPeerIsInTheTinyTaskBenchmark() throws Exception {
         // Two peers are for the ants workload only. WorkerPool-queue-n (a queue as long as the pool
         // is wide): with tiny tasks at n = 2 it is a queue of 2, which QueueModesBenchmark's configs
