@@ -53,9 +53,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         ROUND_ROBIN,
         /**
          * Each task goes to the least busy pool: fewest tasks running, queued and waiting to get
-         * in (ants counts only running ones). Ties go round-robin. The queued count is read once
-         * in 16 choices (it takes the sub-pool's lock); in between, each task sent to a pool
-         * counts as queued there.
+         * in (ants counts only running ones). Ties go round-robin. With unbounded queues the
+         * queued count is read once in 16 choices (it takes the sub-pool's lock); in between,
+         * each task sent to a pool counts as queued there.
          */
         LEAST_TASKS
     }
@@ -72,6 +72,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      * since; races between choices only blur an estimate the next read replaces.
      */
     private final AtomicIntegerArray queuedSeen;
+    /** Whether the sub-pools' queues are unbounded (a queue's kind cannot change live). */
+    private final boolean unboundedQueues;
     /** Serializes tune/reconfigure, so that two at once cannot leave the sub-pools with different options. */
     private final ReentrantLock reconfiguring = new ReentrantLock(); // not a monitor: no pinning of a virtual thread
 
@@ -80,6 +82,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         this.pools = pools;
         this.loadBalancing = loadBalancing;
         this.queuedSeen = new AtomicIntegerArray(pools.length * CELL);
+        this.unboundedQueues = pools[0].config().queueCapacity() == Integer.MAX_VALUE;
     }
 
     /**
@@ -208,10 +211,10 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             return start;
         }
-        // Reading a sub-pool's queued() takes its lock (an unbounded queue's count is summed over
-        // its workers): done for one choice in QUEUED_READ_EVERY, which cut LEAST_TASKS to a third
-        // of ROUND_ROBIN's throughput when done for every task (BENCHMARKS.md, twenty-first round).
-        boolean read = (ticket & (QUEUED_READ_EVERY - 1)) == 0;
+        // An unbounded queue's queued() takes the sub-pool's lock (its count is summed over its
+        // workers): read once in QUEUED_READ_EVERY choices; read for every choice, it cut
+        // LEAST_TASKS to a third of ROUND_ROBIN's throughput. Other engines' counts are lock-free.
+        boolean read = !unboundedQueues || (ticket & (QUEUED_READ_EVERY - 1)) == 0;
         int best = start;
         long bestLoad = Long.MAX_VALUE;
         for (int k = 0; k < n; k++) {
@@ -233,9 +236,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 bestLoad = load;
             }
         }
-        // Until the next read, each task sent counts as queued, so that the choices in between
-        // spread over the pools instead of all going to the one that looked least busy.
-        queuedSeen.incrementAndGet(best * CELL);
+        if (unboundedQueues) {
+            // Until the next read, each task sent counts as queued, so that the choices in between
+            // spread over the pools instead of all going to the one that looked least busy.
+            queuedSeen.incrementAndGet(best * CELL);
+        }
         return best;
     }
 

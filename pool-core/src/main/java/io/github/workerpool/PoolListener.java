@@ -18,7 +18,10 @@ import java.util.concurrent.RejectedExecutionException;
  * carries on, the task is run and counted as usual.
  *
  * <p>A task cancelled before it started, or returned by {@code shutdownNow}, is neither started
- * nor ended. Times are in nanoseconds from {@link System#nanoTime()}.
+ * nor ended; one the pool runs inside another's wrapper ({@code ExecutorCompletionService}'s, so
+ * {@code invokeAny}'s) is seen only once it runs: started, then ended with a
+ * {@link java.util.concurrent.CancellationException}, as is one cancelled while it ran. Times are
+ * in nanoseconds from {@link System#nanoTime()}.
  */
 public interface PoolListener {
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
@@ -764,6 +765,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
         }
         if (w.futureCancelled) {
+            // Cancelled while it ran, or before, inside a wrapper the pool could not look into.
             w.futureCancelled = false;
             cancelled = failure == null && function == null;
         }
@@ -783,7 +785,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 }
             }
             if (ls != null) {
-                ls.ended(ran, failure);
+                // A cancelled one ends with what its future holds: a cancellation.
+                ls.ended(ran, cancelled ? new CancellationException("task cancelled") : failure);
             }
         }
     }
@@ -1663,27 +1666,34 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
         }
 
-        /** Runs the task; tells the worker running it, if any, that it was cancelled before it started. */
+        /**
+         * Runs the task; tells the worker running it, if any, that it was cancelled, before it
+         * started (the worker checks its own tasks before it runs them: this one is in a wrapper)
+         * or while it ran (its future holds a cancellation, whatever the task then threw).
+         */
         @Override
         public void run() {
-            if (isCancelled()) {
-                // The worker checks its own tasks before it runs them: this one is in a wrapper.
-                Worker w = Worker.CURRENT.get();
-                if (w != null) {
-                    w.futureCancelled = true;
+            if (!isCancelled()) {
+                super.run();
+                if (!isCancelled()) {
+                    return;
                 }
-                return;
             }
-            super.run();
+            Worker w = Worker.CURRENT.get();
+            if (w != null) {
+                w.futureCancelled = true;
+            }
         }
 
         /** Tells the worker running it, if any, so that the pool counts the task as failed. */
         @Override
         protected void setException(Throwable t) {
             super.setException(t);
-            Worker w = Worker.CURRENT.get();
-            if (w != null) {
-                w.futureFailed = t;
+            if (!isCancelled()) {
+                Worker w = Worker.CURRENT.get();
+                if (w != null) {
+                    w.futureFailed = t;
+                }
             }
         }
     }

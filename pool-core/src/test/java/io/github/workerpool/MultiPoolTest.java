@@ -106,21 +106,26 @@ class MultiPoolTest {
     }
 
     @Test
-    void leastTasks_spreadsABurstEvenly_betweenReadsOfTheQueuedCounts() {
+    void leastTasks_withUnboundedQueues_countsEachTaskSentBetweenReadsOfTheQueuedCounts() {
         // The queued counts are read once in QUEUED_READ_EVERY choices; in between, each task sent
-        // counts, or a burst would all go to the pool that looked least busy at the last read.
+        // counts, or the choices would all go to the pool that looked least busy at the last read.
         MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(Integer.MAX_VALUE),
                 LoadBalancing.LEAST_TASKS));
         pools.pool(0).execute(blocker());
         pools.pool(1).execute(blocker());
         await().atMost(WAIT).until(() -> pools.running() == 2);
-        int burst = 4 * MultiPool.QUEUED_READ_EVERY;
+        for (int i = 0; i < 8; i++) {
+            pools.pool(1).execute(() -> { }); // pool 1 starts 8 behind
+        }
+        int burst = MultiPool.QUEUED_READ_EVERY; // one read, at the first choice
         for (int i = 0; i < burst; i++) {
             pools.execute(() -> { });
         }
+        // Pool 0 takes the first 8 (its count rising to pool 1's), then the two alternate: 12 / 12.
+        // Counting only the read, all 16 would go to pool 0: 16 / 8.
         assertThat(new int[] {pools.pool(0).queued(), pools.pool(1).queued()})
                 .as("queued per sub-pool after a burst of " + burst)
-                .containsExactly(burst / 2, burst / 2);
+                .containsExactly(12, 12);
         release.countDown();
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -72,9 +73,13 @@ class WrappedFuturesTest extends PoolTestSupport {
         CountDownLatch gate = gate();
         CountDownLatch cancelled = gate();
         java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
+        List<Throwable> endedWith = new CopyOnWriteArrayList<>();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10).listener(new PoolListener() {
             @Override
             public void taskEnded(Pool p, long runNanos, Throwable failure) {
+                if (failure != null) {
+                    endedWith.add(failure);
+                }
                 if (ended.incrementAndGet() == 2) {
                     hold(cancelled); // after the winner: the worker takes the next once invokeAny has cancelled it
                 }
@@ -96,5 +101,35 @@ class WrappedFuturesTest extends PoolTestSupport {
         });
         assertThat(pool.stats().cancelled()).isEqualTo(2);
         assertThat(pool.stats().completed()).isEqualTo(2);
+        // Seen only as they ran, inside the wrapper: they end as their futures do, cancelled.
+        awaitUntil("four ended", () -> ended.get() == 4);
+        assertThat(endedWith).hasSize(2).allSatisfy(t -> assertThat(t).isInstanceOf(CancellationException.class));
+    }
+
+    @Test
+    void aSubmittedTaskCancelledWhileItRuns_countsAsCancelled_notFailed() throws Exception {
+        // Found by a review: its future holds a cancellation, but the pool counted what the task
+        // threw on its interrupt as a failure.
+        List<Throwable> endedWith = new CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).listener(new PoolListener() {
+            @Override
+            public void taskEnded(Pool p, long runNanos, Throwable failure) {
+                endedWith.add(failure);
+            }
+        }));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch never = gate();
+        Future<Object> f = pool.submit(() -> {
+            running.countDown();
+            never.await(); // throws InterruptedException on cancel(true)
+            return null;
+        });
+        assertThat(running.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        f.cancel(true);
+        awaitUntil("counted", () -> pool.stats().cancelled() + pool.stats().failed() + pool.stats().completed() == 1);
+        assertThat(pool.stats().cancelled()).isEqualTo(1);
+        assertThat(pool.stats().failed()).isZero();
+        awaitUntil("ended", () -> endedWith.size() == 1);
+        assertThat(endedWith.get(0)).isInstanceOf(CancellationException.class);
     }
 }

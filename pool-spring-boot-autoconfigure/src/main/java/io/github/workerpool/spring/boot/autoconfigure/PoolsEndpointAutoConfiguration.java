@@ -10,6 +10,8 @@ import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.autoconfigure.web.server.ConditionalOnManagementPort;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -60,12 +62,12 @@ public final class PoolsEndpointAutoConfiguration {
     }
 
     /**
-     * The same refusal on a reactive web server. A management server of its own takes the
-     * application's web filters (unlike a servlet one), and its base path is its context path,
-     * outside the path the filter compares: this one filter serves both.
+     * The same refusal on a reactive web server that serves the actuator (for a management server
+     * of its own: PoolsEndpointReactiveChildContextConfiguration).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnManagementPort(ManagementPortType.SAME)
     @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
     @ConditionalOnAvailableEndpoint(endpoint = PoolsEndpoint.class, exposure = EndpointExposure.WEB)
     static class ReactiveBodyFilterConfiguration {
@@ -79,9 +81,15 @@ public final class PoolsEndpointAutoConfiguration {
 
     }
 
-    /** The refusal of tune bodies with a nested value or a field no option has, on a servlet web server. */
+    /**
+     * The refusal of tune bodies with a nested value or a field no option has, on a servlet web
+     * server that serves the actuator (a management server of its own has its own filter:
+     * PoolsEndpointChildContextConfiguration; here it would tell, on the application's port,
+     * which pools exist).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnManagementPort(ManagementPortType.SAME)
     @ConditionalOnClass(name = { "jakarta.servlet.Filter", "org.springframework.web.filter.OncePerRequestFilter" })
     @ConditionalOnAvailableEndpoint(endpoint = PoolsEndpoint.class, exposure = EndpointExposure.WEB)
     static class BodyFilterConfiguration {

@@ -97,6 +97,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
 
         @Override
         public Flux<DataBuffer> getBody() {
+            if (this.body.length == 0) {
+                return Flux.empty(); // no body, as sent: the endpoint answers what a tune takes
+            }
             return Flux.defer(() -> Flux.just(org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance
                     .wrap(this.body)));
         }

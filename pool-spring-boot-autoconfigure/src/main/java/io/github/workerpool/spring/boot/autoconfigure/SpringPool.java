@@ -314,32 +314,46 @@ final class SpringPool extends ForwardingPool
      */
 
     /**
-     * A failure of a {@code void @Async} method that Spring gave to the uncaught-exception
-     * handler (which logged it) inside the task running on this thread: see asyncSwallowed().
+     * The failure of a {@code void @Async} method that Spring gave to the uncaught-exception
+     * handler (which logged it) while the task running it on this thread was open: a one-slot
+     * scope per {@link #submit(Callable)} task, so that nothing outlives its task.
      */
-    private static final ThreadLocal<Throwable> ASYNC_SWALLOWED = new ThreadLocal<>();
+    private static final ThreadLocal<Throwable[]> ASYNC_SCOPE = new ThreadLocal<>();
 
     /**
-     * Called by the {@code @Async} uncaught-exception handler on a pool's thread: the task that
-     * runs the method fails with {@code failure} once Spring's callable returns, so that the pool
-     * counts it failed. Spring submits a {@code void} method's callable through
-     * {@link #submit(Callable)}, catches what the method throws and hands it to the handler.
+     * Called by the {@code @Async} uncaught-exception handler: the task of {@link #submit(Callable)}
+     * running on this thread, if any, fails with {@code failure} once Spring's callable returns,
+     * so that the pool counts it failed. Spring submits a {@code void} method's callable through
+     * {@link #submit(Callable)}, catches what the method throws and hands it to the handler. (A
+     * void method that an inline executor runs inside such a task counts as that task's failure.)
      */
     static void asyncSwallowed(Throwable failure) {
-        ASYNC_SWALLOWED.set(failure);
+        Throwable[] scope = ASYNC_SCOPE.get();
+        if (scope != null && scope[0] == null) {
+            scope[0] = failure;
+        }
     }
 
     /** The task, failing with what the {@code @Async} handler was given while it ran, if anything. */
     private static <T> Callable<T> failingWhatAsyncSwallowed(Callable<T> task) {
         return () -> {
-            if (ASYNC_SWALLOWED.get() != null) {
-                ASYNC_SWALLOWED.remove(); // not this task's: one the handler saw outside submit
+            Throwable[] outer = ASYNC_SCOPE.get();
+            Throwable[] scope = new Throwable[1];
+            ASYNC_SCOPE.set(scope);
+            T result;
+            try {
+                result = task.call();
             }
-            T result = task.call();
-            Throwable swallowed = ASYNC_SWALLOWED.get();
-            if (swallowed != null) {
-                ASYNC_SWALLOWED.remove();
-                throw SpringPool.<RuntimeException>as(swallowed);
+            finally {
+                if (outer == null) {
+                    ASYNC_SCOPE.remove();
+                }
+                else {
+                    ASYNC_SCOPE.set(outer);
+                }
+            }
+            if (scope[0] != null && result == null) { // a void method's callable returns null
+                throw SpringPool.<RuntimeException>as(scope[0]);
             }
             return result;
         };

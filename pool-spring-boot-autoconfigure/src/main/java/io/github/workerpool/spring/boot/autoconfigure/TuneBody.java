@@ -41,6 +41,9 @@ final class TuneBody {
      * @param tail the decoded path after {@code <actuator>/pools/}: {@code <name>/tune}
      */
     static Refusal refusal(String path, String tail, byte[] body, Predicate<String> poolExists) {
+        if (tail.length() <= "/tune".length()) {
+            return null; // no pool name (<actuator>/pools/tune): the endpoint answers that itself
+        }
         String problem = badField(new String(body, StandardCharsets.UTF_8));
         if (problem == null) {
             return null;

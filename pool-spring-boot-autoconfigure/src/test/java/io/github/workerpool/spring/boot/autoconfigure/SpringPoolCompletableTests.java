@@ -55,6 +55,22 @@ class SpringPoolCompletableTests {
     }
 
     @Test
+    void anAsyncFailureToldInsideATaskThatReturnsAValue_doesNotFailIt() {
+        // Found by a review: a void @Async method run inline (a SyncTaskExecutor) inside a task
+        // that returns a value made that task fail with the inner method's exception.
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            String value = mail.submit(() -> {
+                SpringPool.asyncSwallowed(new IllegalStateException("inner"));
+                return "outer's value";
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(value).isEqualTo("outer's value");
+            await().atMost(Duration.ofSeconds(10)).until(() -> mail.stats().completed() == 1);
+            assertThat(mail.stats().failed()).isZero();
+        });
+    }
+
+    @Test
     void cancellingBeforeTheTaskStartsSkipsIt_andCountsItCancelled() {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);

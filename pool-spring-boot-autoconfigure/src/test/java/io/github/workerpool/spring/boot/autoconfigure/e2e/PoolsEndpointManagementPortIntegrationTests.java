@@ -8,6 +8,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,9 +26,22 @@ class PoolsEndpointManagementPortIntegrationTests {
     @LocalManagementPort
     int managementPort;
 
+    @LocalServerPort
+    int port;
+
     @Autowired
     @Qualifier("mail")
     Pool mail;
+
+    @Test
+    void theApplicationsPort_doesNotTellWhichPoolsExist() throws Exception {
+        // Found by a review: the filter also ran on the application's port, where the actuator is
+        // not: a 400 for a pool that exists, a 404 for one that does not.
+        HttpJson http = new HttpJson(this.port);
+        int known = http.post("/actuator/pools/mail/tune", "{\"capacty\": 5}").status();
+        int unknown = http.post("/actuator/pools/nope/tune", "{\"capacty\": 5}").status();
+        assertThat(known).isEqualTo(unknown).isEqualTo(404);
+    }
 
     @Test
     void aMisspeltFieldIsRefusedOnTheManagementPort_andNothingChanges() throws Exception {
