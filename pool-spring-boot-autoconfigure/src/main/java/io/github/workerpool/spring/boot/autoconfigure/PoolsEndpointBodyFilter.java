@@ -14,7 +14,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.springframework.util.StreamUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -67,9 +66,10 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        byte[] body = StreamUtils.copyToByteArray(request.getInputStream());
+        byte[] body = request.getInputStream().readNBytes(TuneBody.MAX_BODY + 1);
         String path = path(request);
-        TuneBody.Refusal refusal = TuneBody.refusal(path, path.substring(this.prefix.length()), body, this.poolExists);
+        TuneBody.Refusal refusal = (body.length > TuneBody.MAX_BODY) ? TuneBody.tooLarge(path)
+                : TuneBody.refusal(path, path.substring(this.prefix.length()), body, this.poolExists);
         if (refusal != null) {
             response.setStatus(refusal.status());
             response.setContentType("application/json");

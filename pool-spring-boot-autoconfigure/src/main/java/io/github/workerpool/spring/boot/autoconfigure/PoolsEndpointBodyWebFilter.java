@@ -9,6 +9,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
@@ -63,12 +64,16 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
                 || !this.writable.getAsBoolean()) {
             return chain.filter(exchange);
         }
-        return DataBufferUtils.join(request.getBody()).map((joined) -> {
+        return DataBufferUtils.join(request.getBody(), TuneBody.MAX_BODY).map((joined) -> {
             byte[] bytes = new byte[joined.readableByteCount()];
             joined.read(bytes);
             DataBufferUtils.release(joined);
             return bytes;
-        }).defaultIfEmpty(new byte[0]).flatMap((body) -> {
+        }).defaultIfEmpty(new byte[0]).onErrorResume(DataBufferLimitException.class, (ex) -> Mono.just(TOO_LARGE))
+            .flatMap((body) -> {
+            if (body == TOO_LARGE) {
+                return answer(exchange.getResponse(), TuneBody.tooLarge(path));
+            }
             String tail = UriUtils.decode(path.substring(this.prefix.length()), StandardCharsets.UTF_8);
             TuneBody.Refusal refusal = TuneBody.refusal(path, tail, body, this.poolExists);
             if (refusal != null) {
@@ -77,6 +82,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
             return chain.filter(exchange.mutate().request(new CachedBody(request, body)).build());
         });
     }
+
+    /** Marks a body over TuneBody.MAX_BODY, which is read no further. */
+    private static final byte[] TOO_LARGE = new byte[0];
 
     private static Mono<Void> answer(ServerHttpResponse response, TuneBody.Refusal refusal) {
         response.setStatusCode(HttpStatus.valueOf(refusal.status()));

@@ -30,6 +30,15 @@ final class TuneBody {
         return (p.isEmpty() || p.startsWith("/")) ? p : "/" + p;
     }
 
+    /** Most bytes of a tune body the filters read (a tune takes a few dozen): more is refused. */
+    static final int MAX_BODY = 64 * 1024;
+
+    /** The refusal of a body larger than {@link #MAX_BODY}, read no further. */
+    static Refusal tooLarge(String path) {
+        return answer(path, 413, "Payload Too Large", "A tune body takes at most " + MAX_BODY / 1024
+                + " KB (its fields are a pool's options); this one is larger");
+    }
+
     /** A refused tune: the status and the JSON body, shaped as Spring Boot's error responses. */
     record Refusal(int status, String json) {
     }

@@ -90,6 +90,16 @@ class ReactivePoolsEndpointBodyFilterIntegrationTests {
         }
 
         @Test
+        void aBodyOver64KbIsRefusedUnread() throws Exception {
+            // Found by a review: the filter held a body of any size in memory.
+            String big = "{\"capacity\": 5, \"pad\": \"" + "x".repeat(70 * 1024) + "\"}";
+            HttpJson.Response response = new HttpJson(this.port).post("/app/actuator/pools/mail/tune", big);
+            assertThat(response.status()).isEqualTo(413);
+            assertThat((String) response.json("$.message")).contains("at most 64 KB");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+        @Test
         void aTuneWithoutAPoolNameIsNoServerError() throws Exception {
             // Found by a review: the filter took the pool's name from "tune" alone and threw (500).
             HttpJson.Response response = new HttpJson(this.port).post("/app/actuator/pools/tune", "{\"capacty\": 5}");
