@@ -568,12 +568,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * one refused under the lock is, for tryWork to take back, since the caller tries elsewhere.
      */
     PoolClosedException rejectClosedUntold() {
-        PoolClosedException rejection = closed();
-        counters.rejected.increment();
-        if (listeners != null) {
-            UNTOLD.set(rejection);
-        }
-        return rejection;
+        return rejected(closed(), true);
     }
 
     /**
@@ -641,12 +636,17 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Counts a rejection and tells the listeners; returns the exception for the caller to throw. */
     private <E extends RejectedExecutionException> E rejected(E rejection) {
+        // Under the lock, told once it is released (submitWork): a listener may lock another pool
+        // (a MultiPool's stats() locks each sub-pool), and two pools refusing at once would then
+        // wait for each other's lock for ever.
+        return rejected(rejection, lock.isHeldByCurrentThread());
+    }
+
+    /** Counts a rejection; tells the listeners now, or leaves it UNTOLD for the caller (tellUntold, tryWork). */
+    private <E extends RejectedExecutionException> E rejected(E rejection, boolean leaveUntold) {
         counters.rejected.increment();
         if (listeners != null) {
-            if (lock.isHeldByCurrentThread()) {
-                // Told once the lock is released (submitWork): a listener may lock another pool
-                // (a MultiPool's stats() locks each sub-pool), and two pools refusing at once
-                // would then wait for each other's lock for ever.
+            if (leaveUntold) {
                 UNTOLD.set(rejection);
             } else {
                 tell(rejection);
@@ -1632,7 +1632,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
     }
 
-    /** A FutureTask that remembers what its callable threw, so the pool can count it as failed. */
+    /**
+     * A FutureTask that tells the worker running it (Worker.CURRENT) that it failed or was
+     * cancelled, so that the pool counts it so, even inside a wrapper it cannot look into.
+     */
     static final class PoolFuture<V> extends FutureTask<V> {
         // shutdownNow returned it unrun: the caller may still run it, but a TaskGroup waiting for it
         // must hear of it (whenDropped), or its awaitAll() would wait forever.

@@ -5,6 +5,7 @@ import java.util.Map;
 import io.github.workerpool.Pool;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
@@ -23,6 +24,11 @@ final class Pools {
      */
     static Map<String, Pool> in(ListableBeanFactory beanFactory) {
         return beanFactory.getBeansOfType(Pool.class, false, true);
+    }
+
+    /** Whether a pool bean of that name is in this factory or an ancestor's (a management child context's view). */
+    static boolean existsHereOrAbove(ListableBeanFactory beanFactory, String name) {
+        return BeanFactoryUtils.beansOfTypeIncludingAncestors(beanFactory, Pool.class, false, true).containsKey(name);
     }
 
     /**

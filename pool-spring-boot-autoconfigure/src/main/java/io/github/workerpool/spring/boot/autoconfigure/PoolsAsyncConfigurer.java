@@ -100,9 +100,7 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
             String where = (pool != null) ? "on pool '" + pool + "'"
                     : "on thread '" + Thread.currentThread().getName() + "'";
             logger.error("Unexpected exception from @Async method " + method.toGenericString() + " " + where, ex);
-            if (pool != null) {
-                SpringPool.asyncSwallowed(ex);
-            }
+            SpringPool.asyncSwallowed(ex); // the pool task's, if one of a pool's submit(Callable) runs it
         }
 
     }

@@ -53,6 +53,11 @@ public final class PoolsEndpointAutoConfiguration {
 
     private static final EndpointId POOLS = EndpointId.of("pools");
 
+    /** The actuator's base path as configured ({@code management.endpoints.web.base-path}). */
+    static String actuatorBasePath(org.springframework.core.env.Environment environment) {
+        return environment.getProperty("management.endpoints.web.base-path", "/actuator");
+    }
+
     /** Whether the endpoint's writes are mapped (its access is unrestricted), asked per request. */
     static BooleanSupplier writable(ObjectProvider<EndpointAccessResolver> access) {
         return () -> {
@@ -75,7 +80,7 @@ public final class PoolsEndpointAutoConfiguration {
         @Bean
         PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
                 ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
-            return new PoolsEndpointBodyWebFilter(environment.getProperty("management.endpoints.web.base-path", "/actuator"),
+            return new PoolsEndpointBodyWebFilter(actuatorBasePath(environment),
                     (name) -> Pools.in(beanFactory).containsKey(name), writable(access));
         }
 
@@ -98,7 +103,7 @@ public final class PoolsEndpointAutoConfiguration {
         FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(ListableBeanFactory beanFactory,
                 ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
             return registration(PoolsEndpointBodyFilter.actuatorPath(environment.getProperty("spring.mvc.servlet.path", "/"),
-                    environment.getProperty("management.endpoints.web.base-path", "/actuator")),
+                    actuatorBasePath(environment)),
                     (name) -> Pools.in(beanFactory).containsKey(name), access);
         }
 

@@ -1,6 +1,5 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
-import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -14,7 +13,6 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
-import io.github.workerpool.Pool;
 
 /**
  * The tune body filter on the management server's own port ({@code management.server.port}):
@@ -34,9 +32,8 @@ class PoolsEndpointChildContextConfiguration {
             ObjectProvider<EndpointAccessResolver> access, Environment environment) {
         return PoolsEndpointAutoConfiguration.BodyFilterConfiguration.registration(
                 PoolsEndpointBodyFilter.actuatorPath("/",
-                        environment.getProperty("management.endpoints.web.base-path", "/actuator")),
-                (name) -> BeanFactoryUtils.beansOfTypeIncludingAncestors(beanFactory, Pool.class, false, true)
-                    .containsKey(name),
+                        PoolsEndpointAutoConfiguration.actuatorBasePath(environment)),
+                (name) -> Pools.existsHereOrAbove(beanFactory, name),
                 access);
     }
 

@@ -1,6 +1,5 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
-import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -13,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
-import io.github.workerpool.Pool;
 
 /**
  * The tune body filter on a reactive management server of its own ({@code management.server.port}),
@@ -30,9 +28,8 @@ class PoolsEndpointReactiveChildContextConfiguration {
     @Bean
     PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
             ObjectProvider<EndpointAccessResolver> access, Environment environment) {
-        return new PoolsEndpointBodyWebFilter(environment.getProperty("management.endpoints.web.base-path", "/actuator"),
-                (name) -> BeanFactoryUtils.beansOfTypeIncludingAncestors(beanFactory, Pool.class, false, true)
-                    .containsKey(name),
+        return new PoolsEndpointBodyWebFilter(PoolsEndpointAutoConfiguration.actuatorBasePath(environment),
+                (name) -> Pools.existsHereOrAbove(beanFactory, name),
                 PoolsEndpointAutoConfiguration.writable(access));
     }
 
