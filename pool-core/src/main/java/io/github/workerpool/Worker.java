@@ -38,7 +38,8 @@ final class Worker implements Runnable {
     }
 
     final WorkerPool pool;
-    Thread thread;
+    /** Volatile: a virtual worker's thread changes when it moves to a new one (WorkerPool.moveToNewThread). */
+    volatile Thread thread;
     Object firstTask;
 
     volatile Object slot;
@@ -59,6 +60,9 @@ final class Worker implements Runnable {
     int polls;
     /** Queue mode, bounded: this worker's cell for counting the tasks it takes; set under the pool's lock. */
     int cell;
+
+    /** Tasks to run on this thread before moving to a new one (virtual workers; see WorkerPool.moveToNewThread). */
+    int moveAfter = Integer.MAX_VALUE;
 
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;

@@ -152,6 +152,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private final LongSupplier clock;
     private final Engine engine;
     private final boolean countsOnSubmit;                            // engine.countsOnSubmit()
+    private final int firstMoveAfter;                                // see moveToNewThread; MAX_VALUE: never
 
     // Live configuration: `config` is the whole, the others are its fields the hot paths read;
     // all written together under `lock` (reconfigure).
@@ -206,6 +207,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 ? new QueueEngine(this, c.capacity(), c.unboundedQueue())
                 : new HandOffEngine(this);
         this.countsOnSubmit = engine.countsOnSubmit();
+        this.firstMoveAfter = c.virtualThreads() ? FIRST_MOVE_AFTER : Integer.MAX_VALUE;
         for (PoolListener l : settings.listeners()) {
             listeners = Listeners.with(listeners, l, this.facade, warnings);
         }
@@ -388,6 +390,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             return null;
         }
         w.thread = t;
+        w.moveAfter = firstMoveAfter;
         workerCount++;
         workers.add(w);
         engine.workerAdded(w);
@@ -686,20 +689,82 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         Object task = w.firstTask;
         w.firstTask = null;
         Worker.CURRENT.set(w);
+        boolean moved = false;
         try {
-            for (;;) {
+            for (int ran = 0; ; ) {
                 if (task != null) {
                     runTask(w, task);
+                    ran++;
                 }
                 task = nextTask(w);
                 if (task == null) {
                     break;
                 }
+                if (ran >= w.moveAfter && moveToNewThread(w, task)) {
+                    moved = true;
+                    break;
+                }
             }
         } finally {
             Worker.CURRENT.remove();
-            engine.workerStopping(w);
-            workerExited(w);
+            if (!moved) {
+                engine.workerStopping(w);
+                workerExited(w);
+            }
+        }
+    }
+
+    /** Tasks a virtual worker runs on its first thread before it moves to a new one; each move multiplies it by MOVE_GROWTH. */
+    static final int FIRST_MOVE_AFTER = 16;
+    static final int MOVE_GROWTH = 8;
+
+    /**
+     * Moves a busy virtual worker to a new virtual thread that starts with {@code task}, keeping
+     * its name; this thread then ends. False if the pool is stopping (it carries on here), or if
+     * the thread cannot be made or started (it carries on here and moves no more).
+     *
+     * <p>Why: a virtual thread's bottom frames (the JDK's entry frames, Worker.run, runWorker)
+     * stay as they were when it started, for its whole life. Workers started before the JIT
+     * compiled those methods (every worker of a pool filled at startup) keep interpreted frames,
+     * since the JVM moves a running loop to compiled code only now and then; and a continuation
+     * with an interpreted frame takes the JVM's slow path to unmount and remount at every park
+     * (each Thread.sleep or blocking call of a task). A fresh thread starts on compiled frames.
+     * Measured on the ants workload (10^6 sleeps of 10 ms, 10,000 virtual workers, one JVM per
+     * run): the steady-state rate rose about 10%, to that of a new virtual thread per task
+     * (BENCHMARKS.md, "Twenty-second round"). The moves come after 16, 128, 1,024, ... tasks, so a
+     * worker moves only a few times in its life; platform workers never do (they do not unmount).
+     */
+    private boolean moveToNewThread(Worker w, Object task) {
+        if (state >= STOP) {
+            return false;
+        }
+        Thread old = w.thread;
+        Thread t;
+        try {
+            t = threadFactory.newThread(w);
+        } catch (RuntimeException | Error e) {
+            t = null;
+        }
+        if (t == null) {
+            w.moveAfter = Integer.MAX_VALUE;
+            return false;
+        }
+        t.setName(old.getName());
+        w.moveAfter = (int) Math.min(Integer.MAX_VALUE, (long) w.moveAfter * MOVE_GROWTH);
+        w.firstTask = task;
+        // No lock (10,000 workers moving at once contended for it): stopNow() sets STOP, then reads
+        // w.thread to interrupt it; the new thread reads the state after this write, in runTask.
+        // Both volatile, so a stopNow() that interrupts the old thread is seen by the new one,
+        // which then interrupts itself (as runTask does for every task of a stopping pool).
+        w.thread = t;
+        try {
+            t.start();
+            return true;
+        } catch (RuntimeException | Error e) {
+            w.thread = old; // this thread runs the task, and reads the state in runTask after this
+            w.firstTask = null;
+            w.moveAfter = Integer.MAX_VALUE;
+            return false;
         }
     }
 
@@ -710,6 +775,46 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         } else if (Thread.interrupted() && state >= STOP) {
             Thread.currentThread().interrupt();
         }
+        // A plain Runnable with no listener and no run timeout: this much stays small enough for
+        // the JIT to inline into the worker's loop, one frame fewer under every task (a virtual
+        // worker's park and resume copy each frame above its last one out and back).
+        if (function == null && listeners == null && runTimeoutNanos < 0 && !(task instanceof Timed)
+                && !(task instanceof Decorated) && !(task instanceof PoolFuture)) {
+            try {
+                ((Runnable) task).run();
+            } catch (Throwable t) {
+                panic(t);
+                w.futureFailed = null;
+                w.futureCancelled = false;
+                w.addFailed();
+                return;
+            }
+            if (w.futureFailed == null && !w.futureCancelled) {
+                w.addCompleted();
+            } else {
+                countInlineFuture(w);
+            }
+            return;
+        }
+        runTaskFully(w, task);
+    }
+
+    /** The outcome of a plain task that ran one of the pool's futures inline (see runTaskFully). */
+    private static void countInlineFuture(Worker w) {
+        boolean failed = w.futureFailed != null;
+        boolean cancelled = w.futureCancelled;
+        w.futureFailed = null;
+        w.futureCancelled = false;
+        if (failed) {
+            w.addFailed();
+        } else if (cancelled) {
+            w.addCancelled();
+        } else {
+            w.addCompleted();
+        }
+    }
+
+    private void runTaskFully(Worker w, Object task) {
         long submittedAt = NO_TIME;
         if (task instanceof Timed) {
             Timed timed = (Timed) task;

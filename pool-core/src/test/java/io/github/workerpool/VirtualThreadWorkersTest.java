@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -80,6 +81,78 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
     void virtualWorkers_queueMode_stayIdleForTheNextTasks() throws Exception {
         assertIdleWorkersAreReused(pool(WorkerPool.builder().capacity(4).queueCapacity(100).virtualThreads(true)
                 .expiry(Duration.ofMinutes(1))), 4);
+    }
+
+    @Test
+    void virtualWorker_movesToAFreshThreadAfter16Then128Tasks_keepingItsName() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("mover").capacity(1).virtualThreads(true));
+        int first = WorkerPool.FIRST_MOVE_AFTER;
+        int second = first * WorkerPool.MOVE_GROWTH;
+        List<Thread> ran = new ArrayList<>();
+        for (int i = 0; i < first + second + 1; i++) {
+            ran.add(pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS));
+        }
+        Thread a = ran.get(0);
+        Thread b = ran.get(first);
+        Thread c = ran.get(first + second);
+        assertThat(ran.subList(0, first)).as("the first thread's tasks").containsOnly(a);
+        assertThat(ran.subList(first, first + second)).as("the second thread's tasks").containsOnly(b);
+        assertThat(b).isNotSameAs(a);
+        assertThat(c).isNotSameAs(b);
+        assertThat(List.of(a, b, c)).extracting(Thread::getName).containsOnly("mover-1");
+        assertThat(Threads.isVirtual(b)).isTrue();
+        awaitUntil("the old threads end", () -> !a.isAlive() && !b.isAlive());
+        assertThat(pool.workerThreads()).containsExactly(c);
+        awaitUntil("every task counted", () -> pool.stats().completed() == first + second + 1);
+        assertThat(pool.running() + pool.idle()).isEqualTo(1);
+    }
+
+    @Test
+    void virtualWorker_thatMoved_isInterruptedByShutdownNow() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).virtualThreads(true));
+        Thread first = null;
+        for (int i = 0; i < WorkerPool.FIRST_MOVE_AFTER; i++) {
+            first = pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+        }
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        List<Thread> mover = new ArrayList<>();
+        pool.execute(() -> {
+            mover.add(Thread.currentThread());
+            started.countDown();
+            try {
+                Thread.sleep(TIMEOUT.toMillis());
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(mover.get(0)).as("the task runs on the worker's new thread").isNotSameAs(first);
+        pool.shutdownNow();
+        assertThat(interrupted.await(10, TimeUnit.SECONDS)).as("the moved task saw shutdownNow's interrupt").isTrue();
+    }
+
+    @Test
+    void virtualWorker_whoseNewThreadCannotBeMade_carriesOnWhereItIs() throws Exception {
+        ThreadFactory virtual = Threads.virtual("stuck");
+        AtomicInteger made = new AtomicInteger();
+        ThreadFactory onlyOne = r -> {
+            if (made.incrementAndGet() > 1) {
+                throw new IllegalStateException("no more threads");
+            }
+            return virtual.newThread(r);
+        };
+        WorkerPool.Settings s = WorkerPool.builder().name("stuck").capacity(1).virtualThreads(true).settings();
+        WorkerPool pool = track(new WorkerPool(new WorkerPool.Settings(s.config(), onlyOne, s.panicHandler(),
+                s.taskDecorator(), s.listeners(), s.spinNanos(), s.clock()), null, null));
+        int n = WorkerPool.FIRST_MOVE_AFTER * WorkerPool.MOVE_GROWTH * 2;
+        List<Thread> ran = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ran.add(pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS));
+        }
+        assertThat(ran).containsOnly(ran.get(0));
+        assertThat(made.get()).as("asked once for the worker, once for its move, then never again").isEqualTo(2);
+        awaitUntil("every task counted", () -> pool.stats().completed() == n);
     }
 
     /** Fills the pool, lets every worker go idle, then runs ten times as many tasks on at most as many workers. */

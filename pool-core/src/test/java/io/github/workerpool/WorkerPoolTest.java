@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,6 +97,17 @@ class WorkerPoolTest extends PoolTestSupport {
         List<String> order = finishThreeWorkersInOrder(pool);
         assertThat(runOnce(pool)).isEqualTo(order.get(0));
         assertThat(runOnce(pool)).isEqualTo(order.get(1));
+    }
+
+    @Test
+    void platformWorker_keepsItsThreadForGood() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10));
+        int n = WorkerPool.FIRST_MOVE_AFTER * WorkerPool.MOVE_GROWTH + 2; // past where a virtual worker moves twice
+        Set<Thread> threads = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            threads.add(pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS));
+        }
+        assertThat(threads).hasSize(1);
     }
 
     /** Starts three workers, lets them finish one after another, returns their names in that order. */
