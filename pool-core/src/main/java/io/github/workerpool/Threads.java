@@ -42,6 +42,19 @@ final class Threads {
         }
     }
 
+    /**
+     * Unnamed virtual threads (the caller names them); needs Java 21+. A virtual worker moving to
+     * a new thread keeps its name, so it must not take a number from its pool's named factory.
+     */
+    static ThreadFactory virtualUnnamed() {
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            return (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("could not create a virtual thread factory on Java " + Runtime.version(), e);
+        }
+    }
+
     /** Whether the thread is virtual; false on Java 17. */
     static boolean isVirtual(Thread t) {
         if (!virtualThreadsSupported()) {

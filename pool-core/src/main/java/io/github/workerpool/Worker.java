@@ -62,7 +62,7 @@ final class Worker implements Runnable {
     int cell;
 
     /** Tasks to run on this thread before moving to a new one (virtual workers; see WorkerPool.moveToNewThread). */
-    int moveAfter = Integer.MAX_VALUE;
+    int moveAfter = WorkerPool.NEVER_MOVE;
 
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;

@@ -152,7 +152,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private final LongSupplier clock;
     private final Engine engine;
     private final boolean countsOnSubmit;                            // engine.countsOnSubmit()
-    private final int firstMoveAfter;                                // see moveToNewThread; MAX_VALUE: never
+    private final int firstMoveAfter;                                // see moveToNewThread; NEVER_MOVE for platform workers
+    private final ThreadFactory moveFactory;                         // unnamed virtual threads (a move keeps the worker's name)
 
     // Live configuration: `config` is the whole, the others are its fields the hot paths read;
     // all written together under `lock` (reconfigure).
@@ -207,7 +208,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 ? new QueueEngine(this, c.capacity(), c.unboundedQueue())
                 : new HandOffEngine(this);
         this.countsOnSubmit = engine.countsOnSubmit();
-        this.firstMoveAfter = c.virtualThreads() ? FIRST_MOVE_AFTER : Integer.MAX_VALUE;
+        this.firstMoveAfter = c.virtualThreads() ? FIRST_MOVE_AFTER : NEVER_MOVE;
+        // A virtual pool's settings carry a factory only in tests (the builder refuses one): a seam
+        // for a factory that fails.
+        this.moveFactory = !c.virtualThreads() ? null
+                : settings.threadFactory() != null ? settings.threadFactory() : Threads.virtualUnnamed();
         for (PoolListener l : settings.listeners()) {
             listeners = Listeners.with(listeners, l, this.facade, warnings);
         }
@@ -700,7 +705,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 if (task == null) {
                     break;
                 }
-                if (ran >= w.moveAfter && moveToNewThread(w, task)) {
+                if (ran >= w.moveAfter && w.moveAfter != NEVER_MOVE && moveToNewThread(w, task)) {
                     moved = true;
                     break;
                 }
@@ -717,11 +722,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /** Tasks a virtual worker runs on its first thread before it moves to a new one; each move multiplies it by MOVE_GROWTH. */
     static final int FIRST_MOVE_AFTER = 16;
     static final int MOVE_GROWTH = 8;
+    /** Worker.moveAfter of a worker that never moves (platform workers, or a move that failed). */
+    static final int NEVER_MOVE = Integer.MAX_VALUE;
 
     /**
      * Moves a busy virtual worker to a new virtual thread that starts with {@code task}, keeping
      * its name; this thread then ends. False if the pool is stopping (it carries on here), or if
-     * the thread cannot be made or started (it carries on here and moves no more).
+     * the thread cannot be made or started (logged; it carries on here and moves no more).
      *
      * <p>Why: a virtual thread's bottom frames (the JDK's entry frames, Worker.run, runWorker)
      * stay as they were when it started, for its whole life. Workers started before the JIT
@@ -739,31 +746,29 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             return false;
         }
         Thread old = w.thread;
-        Thread t;
         try {
-            t = threadFactory.newThread(w);
-        } catch (RuntimeException | Error e) {
-            t = null;
-        }
-        if (t == null) {
-            w.moveAfter = Integer.MAX_VALUE;
-            return false;
-        }
-        t.setName(old.getName());
-        w.moveAfter = (int) Math.min(Integer.MAX_VALUE, (long) w.moveAfter * MOVE_GROWTH);
-        w.firstTask = task;
-        // No lock (10,000 workers moving at once contended for it): stopNow() sets STOP, then reads
-        // w.thread to interrupt it; the new thread reads the state after this write, in runTask.
-        // Both volatile, so a stopNow() that interrupts the old thread is seen by the new one,
-        // which then interrupts itself (as runTask does for every task of a stopping pool).
-        w.thread = t;
-        try {
+            Thread t = moveFactory.newThread(w);
+            if (t == null) {
+                throw new IllegalStateException("the virtual thread factory returned null");
+            }
+            t.setName(old.getName());
+            w.firstTask = task;
+            w.moveAfter = (int) Math.min(NEVER_MOVE - 1L, (long) w.moveAfter * MOVE_GROWTH); // read by t
+            // No lock (10,000 workers moving at once contended for it): stopNow() sets STOP, then
+            // reads w.thread to interrupt it; the new thread reads the state after this write, in
+            // runTask. Both volatile, so a stopNow() that interrupts the old thread is seen by the
+            // new one, which then interrupts itself (as runTask does for every task of a stopping pool).
+            w.thread = t;
             t.start();
             return true;
-        } catch (RuntimeException | Error e) {
-            w.thread = old; // this thread runs the task, and reads the state in runTask after this
+        } catch (Throwable e) {
+            // The task is taken and counted: it runs here whatever failed. This thread reads the
+            // state in runTask after putting itself back.
+            w.thread = old;
             w.firstTask = null;
-            w.moveAfter = Integer.MAX_VALUE;
+            w.moveAfter = NEVER_MOVE;
+            warnings.warn(() -> "pool '" + name + "' could not move a virtual worker to a new thread (" + e
+                    + "); it stays on its thread, which works on, only slower at each park", e);
             return false;
         }
     }
@@ -1941,7 +1946,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             return this;
         }
 
-        /** Whether workers are virtual threads (Java 21+; on Java 17 {@link #build()} fails); default false. */
+        /**
+         * Whether workers are virtual threads (Java 21+; on Java 17 {@link #build()} fails); default false.
+         * A virtual worker moves to a new virtual thread of the same name after 16, 128, 1,024, ...
+         * tasks (a thread started before the JIT compiled the worker's loop would otherwise unmount
+         * and remount through the JVM's slow path at every park for its whole life), so a value a
+         * task leaves in a {@code ThreadLocal} may be gone for a later task of the same worker.
+         */
         public Builder virtualThreads(boolean virtualThreads) {
             config = config.withVirtualThreads(virtualThreads);
             return this;

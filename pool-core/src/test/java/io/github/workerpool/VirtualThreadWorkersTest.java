@@ -105,6 +105,11 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
         assertThat(pool.workerThreads()).containsExactly(c);
         awaitUntil("every task counted", () -> pool.stats().completed() == first + second + 1);
         assertThat(pool.running() + pool.idle()).isEqualTo(1);
+        // The moves took no numbers: the pool's second worker is mover-2.
+        pool.tune(2);
+        CountDownLatch gate = occupy(pool, 2);
+        assertThat(pool.workerThreads()).extracting(Thread::getName).containsExactlyInAnyOrder("mover-1", "mover-2");
+        open(gate);
     }
 
     @Test
