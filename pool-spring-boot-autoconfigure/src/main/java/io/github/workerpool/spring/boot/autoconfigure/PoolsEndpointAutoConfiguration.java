@@ -8,6 +8,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.autoconfigure.web.server.ConditionalOnManagementPort;
@@ -58,6 +59,16 @@ public final class PoolsEndpointAutoConfiguration {
         return environment.getProperty("management.endpoints.web.base-path", "/actuator");
     }
 
+    /**
+     * The endpoint's path below the actuator's base path: {@code pools}, or what
+     * {@code management.endpoints.web.path-mapping.pools} maps it to.
+     */
+    static String poolsRootPath(ObjectProvider<PathMappedEndpoints> endpoints) {
+        PathMappedEndpoints mapped = endpoints.getIfAvailable();
+        String root = (mapped != null) ? mapped.getRootPath(POOLS) : null;
+        return (root != null) ? root : "pools";
+    }
+
     /** Whether the endpoint's writes are mapped (its access is unrestricted), asked per request. */
     static BooleanSupplier writable(ObjectProvider<EndpointAccessResolver> access) {
         return () -> {
@@ -79,8 +90,9 @@ public final class PoolsEndpointAutoConfiguration {
 
         @Bean
         PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
-                ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
-            return new PoolsEndpointBodyWebFilter(actuatorBasePath(environment),
+                ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
+                org.springframework.core.env.Environment environment) {
+            return new PoolsEndpointBodyWebFilter(actuatorBasePath(environment) + "/" + poolsRootPath(endpoints),
                     (name) -> Pools.in(beanFactory).containsKey(name), writable(access));
         }
 
@@ -101,18 +113,21 @@ public final class PoolsEndpointAutoConfiguration {
 
         @Bean
         FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(ListableBeanFactory beanFactory,
-                ObjectProvider<EndpointAccessResolver> access, org.springframework.core.env.Environment environment) {
+                ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
+                org.springframework.core.env.Environment environment) {
             return registration(PoolsEndpointBodyFilter.actuatorPath(environment.getProperty("spring.mvc.servlet.path", "/"),
-                    actuatorBasePath(environment)),
+                    actuatorBasePath(environment)), endpoints,
                     (name) -> Pools.in(beanFactory).containsKey(name), access);
         }
 
-        /** The filter on the actuator's path of one server. */
-        static FilterRegistrationBean<PoolsEndpointBodyFilter> registration(String path, Predicate<String> poolExists,
+        /** The filter on the endpoint's path of one server, below the actuator's path there. */
+        static FilterRegistrationBean<PoolsEndpointBodyFilter> registration(String actuatorPath,
+                ObjectProvider<PathMappedEndpoints> endpoints, Predicate<String> poolExists,
                 ObjectProvider<EndpointAccessResolver> access) {
+            String path = actuatorPath + "/" + poolsRootPath(endpoints);
             FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
                     new PoolsEndpointBodyFilter(path, poolExists, writable(access)));
-            registration.addUrlPatterns(path + "/pools/*");
+            registration.addUrlPatterns(path + "/*");
             registration.setName("poolsEndpointBodyFilter");
             return registration;
         }

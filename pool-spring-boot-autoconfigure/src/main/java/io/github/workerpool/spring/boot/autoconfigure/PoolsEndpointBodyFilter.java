@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
@@ -14,6 +15,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.http.server.RequestPath;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -23,25 +25,26 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * applied (a misspelt property is refused at startup); and it reads them as strings, so a nested
  * value got the JSON library's "Cannot deserialize value of type String from Object value",
  * which names no field. Only the body is read: query parameters are not options. Only POSTs to
- * {@code <path>/pools/<name>/tune} are read, and only while writes are allowed (else actuator's
- * 404 stands); a pool that does not exist is a 404 as the endpoint answers it. The body is handed
- * on unchanged.
+ * {@code <endpoint>/<name>/tune} are read, matched as Spring routes them (decoded, without
+ * {@code ;parameters}; the endpoint's path as {@code management.endpoints.web.path-mapping} maps
+ * it), and only while writes are allowed (else actuator's 404 stands); a pool that does not exist
+ * is a 404 as the endpoint answers it. The body is handed on unchanged.
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
-    private final String prefix;
+    private final List<String> endpoint;
 
     private final Predicate<String> poolExists;
 
     private final BooleanSupplier writable;
 
     /**
-     * @param actuatorPath the actuator's path on this server, such as {@code /actuator} ("" at the root)
+     * @param endpointPath the endpoint's path on this server, such as {@code /actuator/pools}
      * @param poolExists whether a pool of that name exists
      * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
      */
-    PoolsEndpointBodyFilter(String actuatorPath, Predicate<String> poolExists, BooleanSupplier writable) {
-        this.prefix = actuatorPath + "/pools/";
+    PoolsEndpointBodyFilter(String endpointPath, Predicate<String> poolExists, BooleanSupplier writable) {
+        this.endpoint = TuneBody.segments(endpointPath);
         this.poolExists = poolExists;
         this.writable = writable;
     }
@@ -56,11 +59,15 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         return request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
     }
 
+    /** The pool the request tunes ("" for none), or null if it is no tune (TuneBody.tunedPool). */
+    private String tunedPool(HttpServletRequest request) {
+        return TuneBody.tunedPool(this.endpoint,
+                RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication());
+    }
+
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = path(request);
-        return !"POST".equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune")
-                || !this.writable.getAsBoolean();
+        return !"POST".equals(request.getMethod()) || tunedPool(request) == null || !this.writable.getAsBoolean();
     }
 
     @Override
@@ -69,7 +76,7 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         byte[] body = request.getInputStream().readNBytes(TuneBody.MAX_BODY + 1);
         String path = path(request);
         TuneBody.Refusal refusal = (body.length > TuneBody.MAX_BODY) ? TuneBody.tooLarge(path)
-                : TuneBody.refusal(path, path.substring(this.prefix.length()), body, this.poolExists);
+                : TuneBody.refusal(path, tunedPool(request), body, this.poolExists);
         if (refusal != null) {
             response.setStatus(refusal.status());
             response.setContentType("application/json");

@@ -1,6 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
@@ -20,33 +21,34 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-import org.springframework.web.util.UriUtils;
 
 /**
  * {@link PoolsEndpointBodyFilter} on a reactive web server: refuses, with a 400 that names the
  * field, a {@code tune} body with a field no option has, or whose field holds an object or an
  * array (actuator drops an unknown field and applies the rest). Only POSTs to
- * {@code <path>/pools/<name>/tune} are read, and only while writes are allowed; a pool that does
- * not exist is a 404 as the endpoint answers it. The body is handed on unchanged. Ordered last,
- * so that a security filter chain decides first who may write.
+ * {@code <endpoint>/<name>/tune} are read, matched as Spring routes them (decoded, without
+ * {@code ;parameters}; the endpoint's path as {@code management.endpoints.web.path-mapping} maps
+ * it), and only while writes are allowed; a pool that does not exist is a 404 as the endpoint
+ * answers it. The body is handed on unchanged. Ordered last, so that a security filter chain
+ * decides first who may write.
  */
 final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
 
-    private final String prefix;
+    private final List<String> endpoint;
 
     private final Predicate<String> poolExists;
 
     private final BooleanSupplier writable;
 
     /**
-     * @param actuatorPath the actuator's path within the application, such as {@code /actuator}
+     * @param endpointPath the endpoint's path within the application, such as {@code /actuator/pools}
      *        ({@code spring.webflux.base-path} and a management server's base path are the
      *        application's context path, outside it)
      * @param poolExists whether a pool of that name exists
      * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
      */
-    PoolsEndpointBodyWebFilter(String actuatorPath, Predicate<String> poolExists, BooleanSupplier writable) {
-        this.prefix = TuneBody.normalized(actuatorPath) + "/pools/";
+    PoolsEndpointBodyWebFilter(String endpointPath, Predicate<String> poolExists, BooleanSupplier writable) {
+        this.endpoint = TuneBody.segments(endpointPath);
         this.poolExists = poolExists;
         this.writable = writable;
     }
@@ -60,8 +62,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         String path = request.getPath().pathWithinApplication().value();
-        if (!HttpMethod.POST.equals(request.getMethod()) || !path.startsWith(this.prefix) || !path.endsWith("/tune")
-                || !this.writable.getAsBoolean()) {
+        String pool = HttpMethod.POST.equals(request.getMethod())
+                ? TuneBody.tunedPool(this.endpoint, request.getPath().pathWithinApplication()) : null;
+        if (pool == null || !this.writable.getAsBoolean()) {
             return chain.filter(exchange);
         }
         return DataBufferUtils.join(request.getBody(), TuneBody.MAX_BODY).map((joined) -> {
@@ -74,8 +77,7 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
             if (body == TOO_LARGE) {
                 return answer(exchange.getResponse(), TuneBody.tooLarge(path));
             }
-            String tail = UriUtils.decode(path.substring(this.prefix.length()), StandardCharsets.UTF_8);
-            TuneBody.Refusal refusal = TuneBody.refusal(path, tail, body, this.poolExists);
+            TuneBody.Refusal refusal = TuneBody.refusal(path, pool, body, this.poolExists);
             if (refusal != null) {
                 return answer(exchange.getResponse(), refusal);
             }

@@ -7,6 +7,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointEx
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -29,12 +30,12 @@ class PoolsEndpointChildContextConfiguration {
 
     @Bean
     FilterRegistrationBean<PoolsEndpointBodyFilter> poolsEndpointBodyFilter(ListableBeanFactory beanFactory,
-            ObjectProvider<EndpointAccessResolver> access, Environment environment) {
+            ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
+            Environment environment) {
         return PoolsEndpointAutoConfiguration.BodyFilterConfiguration.registration(
                 PoolsEndpointBodyFilter.actuatorPath("/",
                         PoolsEndpointAutoConfiguration.actuatorBasePath(environment)),
-                (name) -> Pools.existsHereOrAbove(beanFactory, name),
-                access);
+                endpoints, (name) -> Pools.existsHereOrAbove(beanFactory, name), access);
     }
 
 }

@@ -7,6 +7,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointEx
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
@@ -27,8 +28,10 @@ class PoolsEndpointReactiveChildContextConfiguration {
 
     @Bean
     PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
-            ObjectProvider<EndpointAccessResolver> access, Environment environment) {
-        return new PoolsEndpointBodyWebFilter(PoolsEndpointAutoConfiguration.actuatorBasePath(environment),
+            ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
+            Environment environment) {
+        return new PoolsEndpointBodyWebFilter(PoolsEndpointAutoConfiguration.actuatorBasePath(environment) + "/"
+                + PoolsEndpointAutoConfiguration.poolsRootPath(endpoints),
                 (name) -> Pools.existsHereOrAbove(beanFactory, name),
                 PoolsEndpointAutoConfiguration.writable(access));
     }

@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.boot.json.JsonWriter;
+import org.springframework.http.server.PathContainer;
 
 /**
  * The check of a {@code tune} body that the endpoint's body filters make, on a servlet server
@@ -43,21 +44,58 @@ final class TuneBody {
     record Refusal(int status, String json) {
     }
 
+    /** The non-empty segments of a configured path, such as {@code /actuator/pools}. */
+    static List<String> segments(String path) {
+        List<String> out = new ArrayList<>();
+        for (String s : path.split("/")) {
+            if (!s.isEmpty()) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The pool a request's path tunes, {@code ""} for a tune with no pool name, or null if the
+     * path is no tune of the endpoint. Matched on the path's segments decoded and without their
+     * {@code ;parameters}, as Spring's {@code PathPattern} routes a request, so that
+     * {@code <endpoint>/mail/tun%65} and {@code <endpoint>/mail/tune;x=1}, which reach the endpoint
+     * as a tune, are read too; empty segments are skipped (reading more paths than the endpoint
+     * serves only checks bodies it would refuse anyway).
+     * @param endpoint the endpoint's path within the application, as segments: the actuator's
+     *        path and the endpoint's (pools, or its path-mapping)
+     * @param path the request's path within the application
+     */
+    static String tunedPool(List<String> endpoint, PathContainer path) {
+        List<String> segments = new ArrayList<>();
+        for (PathContainer.Element e : path.elements()) {
+            if (e instanceof PathContainer.PathSegment segment && !segment.valueToMatch().isEmpty()) {
+                segments.add(segment.valueToMatch());
+            }
+        }
+        int n = endpoint.size();
+        int size = segments.size();
+        if (size < n + 1 || size > n + 2 || !segments.subList(0, n).equals(endpoint)
+                || !"tune".equals(segments.get(size - 1))) {
+            return null;
+        }
+        return (size == n + 2) ? segments.get(n) : "";
+    }
+
     /**
      * The refusal of a tune body, null if it may go on to the endpoint: a 400 naming the field,
      * or the endpoint's 404 if the pool does not exist.
      * @param path the request's path, as the response tells it
-     * @param tail the decoded path after {@code <actuator>/pools/}: {@code <name>/tune}
+     * @param pool the decoded pool name ({@link #tunedPool}); "" for none
      */
-    static Refusal refusal(String path, String tail, byte[] body, Predicate<String> poolExists) {
-        if (tail.length() <= "/tune".length()) {
-            return null; // no pool name (<actuator>/pools/tune): the endpoint answers that itself
+    static Refusal refusal(String path, String pool, byte[] body, Predicate<String> poolExists) {
+        if (pool.isEmpty()) {
+            return null; // no pool name (<endpoint>/tune): the endpoint answers that itself
         }
         String problem = badField(new String(body, StandardCharsets.UTF_8));
         if (problem == null) {
             return null;
         }
-        String pool = tail.substring(0, tail.length() - "/tune".length());
         return poolExists.test(pool) ? answer(path, 400, "Bad Request", "Cannot tune pool '" + pool + "': " + problem)
                 : answer(path, 404, "Not Found", "No pool named '" + pool + "'");
     }

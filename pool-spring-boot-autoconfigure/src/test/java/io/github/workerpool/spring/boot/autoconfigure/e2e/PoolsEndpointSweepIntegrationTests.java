@@ -57,6 +57,11 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
         cases.add(post(tune, "{\"queuecapacity\": 50}", 400, "did you mean queueCapacity?"));
         cases.add(post(tune + "?trace=1", "{\"capacty\": 50}", 400, "did you mean capacity?"));
+        // Paths Spring routes to the tune: decoded, ;parameters dropped (found by a review).
+        for (String variant : new String[] { "/actuator/pools/mail/tun%65", "/actuator/pools/mail/tune;x=1",
+                "/actuator/pools/ma%69l/tune", "/actuator/pools/mail;v=2/tune", "/actuator/po%6Fls/mail/tune" }) {
+            cases.add(post(variant, "{\"capacty\": 50}", 400, "did you mean capacity?"));
+        }
         // Wrong types.
         for (String value : new String[] { "\"abc\"", "\"\"", "\"  \"", "\"0x10\"", "\"1.5\"", "\"5 5\"", "true", "false",
                 "1.5", "5.0", "1e30", "-1e30", "1E3" }) {

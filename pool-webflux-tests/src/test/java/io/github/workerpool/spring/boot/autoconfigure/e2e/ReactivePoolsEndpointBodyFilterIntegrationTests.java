@@ -59,6 +59,21 @@ class ReactivePoolsEndpointBodyFilterIntegrationTests {
         }
 
         @Test
+        void pathVariantsThatReachTheEndpoint_areReadToo() throws Exception {
+            // Found by a review: the filter compared the raw path, so an encoded letter or a
+            // ;parameter, which Spring decodes or drops when it routes, let a misspelt field through.
+            HttpJson http = new HttpJson(this.port);
+            for (String path : new String[] { "/app/actuator/pools/mail/tun%65", "/app/actuator/pools/mail/tune;x=1",
+                    "/app/actuator/pools/ma%69l/tune", "/app/actuator/pools/mail;v=2/tune" }) {
+                HttpJson.Response response = http.post(path, "{\"capacity\": 5, \"capacty\": 6}");
+                assertThat(response.status()).as(path + " -> " + response.body()).isEqualTo(400);
+                assertThat((String) response.json("$.message")).as(path).contains("Cannot tune pool 'mail'")
+                    .contains("did you mean capacity?");
+            }
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+        @Test
         void aNestedValueIsA400NamingTheField() throws Exception {
             HttpJson.Response response = new HttpJson(this.port).post("/app/actuator/pools/mail/tune",
                     "{\"capacity\": {\"value\": 5}}");
@@ -155,6 +170,35 @@ class ReactivePoolsEndpointBodyFilterIntegrationTests {
             assertThat(tuned.status()).as(tuned.body()).isEqualTo(200);
             assertThat(this.mail.capacity()).isEqualTo(5);
             assertThat(http.post("/mgmt/actuator/pools/nope/tune", "{\"capacty\": 5}").status()).isEqualTo(404);
+        }
+
+    }
+
+    @Nested
+    @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+            properties = { "server.address=127.0.0.1", "management.endpoints.web.path-mapping.pools=workers",
+                    "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
+                    "pools.instances.mail.capacity=4" })
+    class UnderAPathMapping {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        @Qualifier("mail")
+        Pool mail;
+
+        @Test
+        void aMisspeltFieldIsRefusedWhereTheEndpointIsMapped() throws Exception {
+            // Found by a review: the filter looked for <actuator>/pools/ only.
+            HttpJson http = new HttpJson(this.port);
+            HttpJson.Response response = http.post("/actuator/workers/mail/tune", "{\"capacty\": 5}");
+            assertThat(response.status()).as(response.body()).isEqualTo(400);
+            assertThat((String) response.json("$.message")).contains("did you mean capacity?");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+            HttpJson.Response tuned = http.post("/actuator/workers/mail/tune", "{\"capacity\": 5}");
+            assertThat(tuned.status()).as(tuned.body()).isEqualTo(200);
+            assertThat(this.mail.capacity()).isEqualTo(5);
         }
 
     }
