@@ -92,7 +92,7 @@ public final class PoolsEndpointAutoConfiguration {
         PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
                 ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
                 org.springframework.core.env.Environment environment) {
-            return new PoolsEndpointBodyWebFilter(actuatorBasePath(environment) + "/" + poolsRootPath(endpoints),
+            return new PoolsEndpointBodyWebFilter(actuatorBasePath(environment), () -> poolsRootPath(endpoints),
                     (name) -> Pools.in(beanFactory).containsKey(name), writable(access));
         }
 
@@ -120,14 +120,17 @@ public final class PoolsEndpointAutoConfiguration {
                     (name) -> Pools.in(beanFactory).containsKey(name), access);
         }
 
-        /** The filter on the endpoint's path of one server, below the actuator's path there. */
+        /**
+         * The filter on the actuator's path of one server (the endpoint's own path below it is
+         * known once the endpoints are discovered; the filter matches it on the decoded segments).
+         */
         static FilterRegistrationBean<PoolsEndpointBodyFilter> registration(String actuatorPath,
                 ObjectProvider<PathMappedEndpoints> endpoints, Predicate<String> poolExists,
                 ObjectProvider<EndpointAccessResolver> access) {
-            String path = actuatorPath + "/" + poolsRootPath(endpoints);
             FilterRegistrationBean<PoolsEndpointBodyFilter> registration = new FilterRegistrationBean<>(
-                    new PoolsEndpointBodyFilter(path, poolExists, writable(access)));
-            registration.addUrlPatterns(path + "/*");
+                    new PoolsEndpointBodyFilter(actuatorPath, () -> poolsRootPath(endpoints), poolExists,
+                            writable(access)));
+            registration.addUrlPatterns(actuatorPath + "/*");
             registration.setName("poolsEndpointBodyFilter");
             return registration;
         }

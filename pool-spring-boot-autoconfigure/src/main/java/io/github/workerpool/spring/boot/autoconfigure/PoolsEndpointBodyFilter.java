@@ -2,10 +2,14 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -24,27 +28,38 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * parameters by name and drops the others, so {@code {"capacty": 50}} was ignored and the rest
  * applied (a misspelt property is refused at startup); and it reads them as strings, so a nested
  * value got the JSON library's "Cannot deserialize value of type String from Object value",
- * which names no field. Only the body is read: query parameters are not options. Only POSTs to
- * {@code <endpoint>/<name>/tune} are read, matched as Spring routes them (decoded, without
+ * which names no field. The query's parameters are bound too (after the body's fields): one that
+ * is an option misspelt is refused as well (others, a proxy's or a token's, pass); and
+ * {@code name} or {@code action} in the body or the query, which would override the path's, is
+ * refused for every action. POSTs to
+ * {@code <endpoint>/<name>/<action>} are read, matched as Spring routes them (decoded, without
  * {@code ;parameters}; the endpoint's path as {@code management.endpoints.web.path-mapping} maps
  * it), and only while writes are allowed (else actuator's 404 stands); a pool that does not exist
  * is a 404 as the endpoint answers it. The body is handed on unchanged.
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
-    private final List<String> endpoint;
+    private final String actuatorPath;
+
+    private final Supplier<String> endpointRoot;
+
+    private volatile List<String> endpoint;
 
     private final Predicate<String> poolExists;
 
     private final BooleanSupplier writable;
 
     /**
-     * @param endpointPath the endpoint's path on this server, such as {@code /actuator/pools}
+     * @param actuatorPath the actuator's path on this server, such as {@code /actuator} ("" at the root)
+     * @param endpointRoot the endpoint's path below it ({@code pools}, or its path-mapping), asked
+     *        on the first request (it needs the endpoints discovered)
      * @param poolExists whether a pool of that name exists
      * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
      */
-    PoolsEndpointBodyFilter(String endpointPath, Predicate<String> poolExists, BooleanSupplier writable) {
-        this.endpoint = TuneBody.segments(endpointPath);
+    PoolsEndpointBodyFilter(String actuatorPath, Supplier<String> endpointRoot, Predicate<String> poolExists,
+            BooleanSupplier writable) {
+        this.actuatorPath = actuatorPath;
+        this.endpointRoot = endpointRoot;
         this.poolExists = poolExists;
         this.writable = writable;
     }
@@ -59,15 +74,20 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         return request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
     }
 
-    /** The pool the request tunes ("" for none), or null if it is no tune (TuneBody.tunedPool). */
-    private String tunedPool(HttpServletRequest request) {
-        return TuneBody.tunedPool(this.endpoint,
+    /** The pool and action the request's path names, or null (TuneBody.target). */
+    private TuneBody.Target target(HttpServletRequest request) {
+        List<String> endpoint = this.endpoint;
+        if (endpoint == null) {
+            endpoint = TuneBody.segments(this.actuatorPath + "/" + this.endpointRoot.get());
+            this.endpoint = endpoint;
+        }
+        return TuneBody.target(endpoint,
                 RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication());
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !"POST".equals(request.getMethod()) || tunedPool(request) == null || !this.writable.getAsBoolean();
+        return !"POST".equals(request.getMethod()) || target(request) == null || !this.writable.getAsBoolean();
     }
 
     @Override
@@ -76,7 +96,7 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         byte[] body = request.getInputStream().readNBytes(TuneBody.MAX_BODY + 1);
         String path = path(request);
         TuneBody.Refusal refusal = (body.length > TuneBody.MAX_BODY) ? TuneBody.tooLarge(path)
-                : TuneBody.refusal(path, tunedPool(request), body, this.poolExists);
+                : TuneBody.refusal(path, target(request), body, queryNames(request.getQueryString()), this.poolExists);
         if (refusal != null) {
             response.setStatus(refusal.status());
             response.setContentType("application/json");
@@ -85,6 +105,29 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
+    }
+
+    /**
+     * The decoded names of a query's parameters, read from the query string (the request's
+     * parameter map would read a form body too).
+     */
+    static Set<String> queryNames(String query) {
+        Set<String> names = new LinkedHashSet<>();
+        if (query == null) {
+            return names;
+        }
+        for (String pair : query.split("&")) {
+            String name = pair.split("=", 2)[0];
+            if (!name.isEmpty()) {
+                try {
+                    names.add(URLDecoder.decode(name, StandardCharsets.UTF_8));
+                }
+                catch (IllegalArgumentException ex) { // a malformed escape: as sent
+                    names.add(name);
+                }
+            }
+        }
+        return names;
     }
 
     /** The request with its body read once and served again. */

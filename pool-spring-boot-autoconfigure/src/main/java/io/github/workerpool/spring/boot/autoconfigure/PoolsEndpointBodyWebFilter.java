@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -25,32 +26,50 @@ import org.springframework.web.server.WebFilterChain;
 /**
  * {@link PoolsEndpointBodyFilter} on a reactive web server: refuses, with a 400 that names the
  * field, a {@code tune} body with a field no option has, or whose field holds an object or an
- * array (actuator drops an unknown field and applies the rest). Only POSTs to
- * {@code <endpoint>/<name>/tune} are read, matched as Spring routes them (decoded, without
- * {@code ;parameters}; the endpoint's path as {@code management.endpoints.web.path-mapping} maps
- * it), and only while writes are allowed; a pool that does not exist is a 404 as the endpoint
- * answers it. The body is handed on unchanged. Ordered last, so that a security filter chain
+ * array (actuator drops an unknown field and applies the rest), or a query parameter that is an
+ * option misspelt; and, for every action, a {@code name} or {@code action} in the body or the query (it would
+ * override the path's). POSTs to {@code <endpoint>/<name>/<action>} are read, matched as Spring
+ * routes them (decoded, without {@code ;parameters}; the endpoint's path as
+ * {@code management.endpoints.web.path-mapping} maps it), and only while writes are allowed; a
+ * pool that does not exist is a 404 as the endpoint answers it. The body is handed on unchanged. Ordered last, so that a security filter chain
  * decides first who may write.
  */
 final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
 
-    private final List<String> endpoint;
+    private final String actuatorPath;
+
+    private final Supplier<String> endpointRoot;
+
+    private volatile List<String> endpoint;
 
     private final Predicate<String> poolExists;
 
     private final BooleanSupplier writable;
 
     /**
-     * @param endpointPath the endpoint's path within the application, such as {@code /actuator/pools}
+     * @param actuatorPath the actuator's path within the application, such as {@code /actuator}
      *        ({@code spring.webflux.base-path} and a management server's base path are the
      *        application's context path, outside it)
+     * @param endpointRoot the endpoint's path below it ({@code pools}, or its path-mapping), asked
+     *        on the first request (it needs the endpoints discovered)
      * @param poolExists whether a pool of that name exists
      * @param writable whether the endpoint's writes are mapped (its access is unrestricted)
      */
-    PoolsEndpointBodyWebFilter(String endpointPath, Predicate<String> poolExists, BooleanSupplier writable) {
-        this.endpoint = TuneBody.segments(endpointPath);
+    PoolsEndpointBodyWebFilter(String actuatorPath, Supplier<String> endpointRoot, Predicate<String> poolExists,
+            BooleanSupplier writable) {
+        this.actuatorPath = actuatorPath;
+        this.endpointRoot = endpointRoot;
         this.poolExists = poolExists;
         this.writable = writable;
+    }
+
+    private List<String> endpoint() {
+        List<String> endpoint = this.endpoint;
+        if (endpoint == null) {
+            endpoint = TuneBody.segments(this.actuatorPath + "/" + this.endpointRoot.get());
+            this.endpoint = endpoint;
+        }
+        return endpoint;
     }
 
     @Override
@@ -62,9 +81,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         String path = request.getPath().pathWithinApplication().value();
-        String pool = HttpMethod.POST.equals(request.getMethod())
-                ? TuneBody.tunedPool(this.endpoint, request.getPath().pathWithinApplication()) : null;
-        if (pool == null || !this.writable.getAsBoolean()) {
+        TuneBody.Target target = HttpMethod.POST.equals(request.getMethod())
+                ? TuneBody.target(endpoint(), request.getPath().pathWithinApplication()) : null;
+        if (target == null || !this.writable.getAsBoolean()) {
             return chain.filter(exchange);
         }
         return DataBufferUtils.join(request.getBody(), TuneBody.MAX_BODY).map((joined) -> {
@@ -77,7 +96,8 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
             if (body == TOO_LARGE) {
                 return answer(exchange.getResponse(), TuneBody.tooLarge(path));
             }
-            TuneBody.Refusal refusal = TuneBody.refusal(path, pool, body, this.poolExists);
+            TuneBody.Refusal refusal = TuneBody.refusal(path, target, body, request.getQueryParams().keySet(),
+                    this.poolExists);
             if (refusal != null) {
                 return answer(exchange.getResponse(), refusal);
             }

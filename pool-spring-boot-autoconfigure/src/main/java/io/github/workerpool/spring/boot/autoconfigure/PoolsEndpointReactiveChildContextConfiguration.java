@@ -30,8 +30,8 @@ class PoolsEndpointReactiveChildContextConfiguration {
     PoolsEndpointBodyWebFilter poolsEndpointBodyWebFilter(ListableBeanFactory beanFactory,
             ObjectProvider<EndpointAccessResolver> access, ObjectProvider<PathMappedEndpoints> endpoints,
             Environment environment) {
-        return new PoolsEndpointBodyWebFilter(PoolsEndpointAutoConfiguration.actuatorBasePath(environment) + "/"
-                + PoolsEndpointAutoConfiguration.poolsRootPath(endpoints),
+        return new PoolsEndpointBodyWebFilter(PoolsEndpointAutoConfiguration.actuatorBasePath(environment),
+                () -> PoolsEndpointAutoConfiguration.poolsRootPath(endpoints),
                 (name) -> Pools.existsHereOrAbove(beanFactory, name),
                 PoolsEndpointAutoConfiguration.writable(access));
     }

@@ -22,7 +22,7 @@ final class TuneBody {
     private TuneBody() {
     }
 
-    /** A path as the filters compare it: "/x/" and "x" as "/x", "/" as "". */
+    /** A configured path normalized: "/x/" and "x" as "/x", "/" as "". */
     static String normalized(String path) {
         String p = path.trim();
         while (p.endsWith("/")) {
@@ -55,18 +55,22 @@ final class TuneBody {
         return out;
     }
 
+    /** A POST to one pool's action: the pool and the action as the endpoint's selectors get them. */
+    record Target(String pool, String action) {
+    }
+
     /**
-     * The pool a request's path tunes, {@code ""} for a tune with no pool name, or null if the
-     * path is no tune of the endpoint. Matched on the path's segments decoded and without their
-     * {@code ;parameters}, as Spring's {@code PathPattern} routes a request, so that
-     * {@code <endpoint>/mail/tun%65} and {@code <endpoint>/mail/tune;x=1}, which reach the endpoint
-     * as a tune, are read too; empty segments are skipped (reading more paths than the endpoint
-     * serves only checks bodies it would refuse anyway).
+     * The pool and action a POST's path names, or null if it is no {@code <endpoint>/<name>/<action>}.
+     * Matched on the path's segments decoded and without their {@code ;parameters}, as Spring's
+     * {@code PathPattern} routes a request, so that {@code <endpoint>/mail/tun%65} and
+     * {@code <endpoint>/mail/tune;x=1}, which reach the endpoint as a tune, are read too; empty
+     * segments are skipped (reading more paths than the endpoint serves only checks requests it
+     * would refuse anyway).
      * @param endpoint the endpoint's path within the application, as segments: the actuator's
      *        path and the endpoint's (pools, or its path-mapping)
      * @param path the request's path within the application
      */
-    static String tunedPool(List<String> endpoint, PathContainer path) {
+    static Target target(List<String> endpoint, PathContainer path) {
         List<String> segments = new ArrayList<>();
         for (PathContainer.Element e : path.elements()) {
             if (e instanceof PathContainer.PathSegment segment && !segment.valueToMatch().isEmpty()) {
@@ -74,30 +78,54 @@ final class TuneBody {
             }
         }
         int n = endpoint.size();
-        int size = segments.size();
-        if (size < n + 1 || size > n + 2 || !segments.subList(0, n).equals(endpoint)
-                || !"tune".equals(segments.get(size - 1))) {
+        if (segments.size() != n + 2 || !segments.subList(0, n).equals(endpoint)) {
             return null;
         }
-        return (size == n + 2) ? segments.get(n) : "";
+        return new Target(segments.get(n), segments.get(n + 1));
     }
 
     /**
-     * The refusal of a tune body, null if it may go on to the endpoint: a 400 naming the field,
-     * or the endpoint's 404 if the pool does not exist.
+     * The refusal of a POST to a pool's action, null if it may go on to the endpoint: a 400 that
+     * names the field, or the endpoint's 404 if the pool does not exist. Actuator fills the
+     * operation's arguments from the path's selectors, then the body's fields, then the query's
+     * parameters, each over the one before: so a {@code name} or {@code action} in the body or the
+     * query would act on another pool, or turn a purge into a tune, unread; any action refuses them.
+     * A tune also refuses a body field that no option has or that holds an object or an array, and
+     * a query parameter that is an option misspelt (actuator drops those and applies the rest).
      * @param path the request's path, as the response tells it
-     * @param pool the decoded pool name ({@link #tunedPool}); "" for none
+     * @param queryNames the names of the query's parameters, decoded
      */
-    static Refusal refusal(String path, String pool, byte[] body, Predicate<String> poolExists) {
-        if (pool.isEmpty()) {
-            return null; // no pool name (<endpoint>/tune): the endpoint answers that itself
+    static Refusal refusal(String path, Target target, byte[] body, Collection<String> queryNames,
+            Predicate<String> poolExists) {
+        Map<String, Object> fields = fields(new String(body, StandardCharsets.UTF_8));
+        String problem = selectorOutsideThePath(fields.keySet(), queryNames);
+        if (problem == null && "tune".equals(target.action())) {
+            problem = badField(fields);
+            if (problem == null) {
+                problem = badQueryParameter(queryNames);
+            }
         }
-        String problem = badField(new String(body, StandardCharsets.UTF_8));
         if (problem == null) {
             return null;
         }
-        return poolExists.test(pool) ? answer(path, 400, "Bad Request", "Cannot tune pool '" + pool + "': " + problem)
+        String pool = target.pool();
+        return poolExists.test(pool)
+                ? answer(path, 400, "Bad Request", "Cannot " + target.action() + " pool '" + pool + "': " + problem)
                 : answer(path, 404, "Not Found", "No pool named '" + pool + "'");
+    }
+
+    /** The endpoint's selectors: they come from the path only. */
+    private static final List<String> SELECTORS = List.of("name", "action");
+
+    private static String selectorOutsideThePath(Collection<String> fieldNames, Collection<String> queryNames) {
+        for (String selector : SELECTORS) {
+            String where = fieldNames.contains(selector) ? "the body" : queryNames.contains(selector) ? "the query" : null;
+            if (where != null) {
+                return selector + " comes from the path (<endpoint>/<name>/<action>), not from " + where
+                        + "; remove it. Nothing was changed";
+            }
+        }
+        return null;
     }
 
     private static Refusal answer(String path, int status, String error, String message) {
@@ -109,29 +137,27 @@ final class TuneBody {
         return new Refusal(status, JsonWriter.standard().writeToString(body));
     }
 
-    /**
-     * What is wrong with the first field that no option has, or that holds an object or an
-     * array; null if none is wrong (or the body is no JSON object: actuator reports that itself).
-     */
-    static String badField(String body) {
+    /** A body's fields; none if it is blank or no JSON object (actuator reports that itself). */
+    static Map<String, Object> fields(String body) {
         if (body.isBlank()) {
-            return null;
+            return Map.of();
         }
-        Map<String, Object> fields;
         try {
-            fields = JsonParserFactory.getJsonParser().parseMap(body);
+            return JsonParserFactory.getJsonParser().parseMap(body);
         }
         catch (IllegalArgumentException ex) { // JsonParseException among them
-            return null;
+            return Map.of();
         }
+    }
+
+    /** What is wrong with the first field that no option has, or that holds an object or an array; null if none. */
+    static String badField(Map<String, Object> fields) {
         for (Map.Entry<String, Object> field : fields.entrySet()) {
             Object value = field.getValue();
             // As actuator binds them: by the parameter's exact name (queue-capacity is no field).
             PoolOption option = field(field.getKey());
             if (option == null && !ADAPTIVE.equals(field.getKey())) {
-                String meant = PoolsPropertiesBinding.closest(field.getKey(), FIELDS);
-                return field.getKey() + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : "")
-                        + " Live options: " + PoolsEndpoint.liveFields() + ", " + ADAPTIVE + "; nothing was changed";
+                return noOption(field.getKey());
             }
             if (value instanceof Map<?, ?> || value instanceof Collection<?>) {
                 String what = (value instanceof Map<?, ?>) ? "an object" : "an array";
@@ -140,6 +166,25 @@ final class TuneBody {
             }
         }
         return null;
+    }
+
+    /**
+     * What is wrong with the first query parameter that is an option misspelt (actuator drops it);
+     * null if none. Other parameters pass: a proxy's or a token's is no option.
+     */
+    static String badQueryParameter(Collection<String> names) {
+        for (String name : names) {
+            if (field(name) == null && !ADAPTIVE.equals(name) && PoolsPropertiesBinding.closest(name, FIELDS) != null) {
+                return noOption(name);
+            }
+        }
+        return null;
+    }
+
+    private static String noOption(String name) {
+        String meant = PoolsPropertiesBinding.closest(name, FIELDS);
+        return name + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : "")
+                + " Live options: " + PoolsEndpoint.liveFields() + ", " + ADAPTIVE + "; nothing was changed";
     }
 
     private static final String ADAPTIVE = "adaptive";

@@ -136,15 +136,20 @@ public final class WebServerPoolAutoConfiguration {
     /** How to tune the pool live, for the overload message; null if no web endpoint can. */
     static String tuneRequest(Environment environment, String exemptPath, String pool) {
         if (exemptPath != null) {
-            return "POST " + exemptPath + "/pools/" + pool + "/tune";
+            return "POST " + exemptPath + poolsPath(environment) + "/" + pool + "/tune";
         }
         if (actuatorPath(environment) == null || !Management.hasItsOwnServer(environment)) {
             return null;
         }
         // The management server's own paths: its base path, not the DispatcherServlet's.
         return "POST " + normalized(environment.getProperty("management.server.base-path", ""))
-                + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator")) + "/pools/"
-                + pool + "/tune on the management port";
+                + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator"))
+                + poolsPath(environment) + "/" + pool + "/tune on the management port";
+    }
+
+    /** The pools endpoint's path below the actuator's: /pools, or as its path-mapping maps it. */
+    private static String poolsPath(Environment environment) {
+        return normalized(environment.getProperty("management.endpoints.web.path-mapping.pools", "pools"));
     }
 
     /**

@@ -91,7 +91,7 @@ class PoolsEndpointIntegrationTests {
     @Test
     void tuneChangesCapacityAndTheMeterFollows() throws Exception {
         assertThat(meter("executor.pool.max", "tuned")).isEqualTo(3.0);
-        // A query parameter is no option: only the body's fields are (a proxy's or a token's stays allowed).
+        // A query parameter that is no option passes (a proxy's or a token's); only a misspelt option is refused.
         HttpJson.Response response = this.http.post("/actuator/pools/tuned/tune?trace=1", "{\"capacity\": 8}");
         assertThat(response.status()).isEqualTo(200);
         assertThat((Integer) response.json("$.capacity")).isEqualTo(8);

@@ -13,13 +13,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The tune body filter where the endpoint is mapped to a path of its own
- * ({@code management.endpoints.web.path-mapping.pools}), below a DispatcherServlet path: a
+ * ({@code management.endpoints.web.path-mapping.pools}, written with slashes, which Boot's routing
+ * takes as they are), below a DispatcherServlet path: a
  * misspelt field is still a 400 that names it (found by a review: the filter looked for
  * {@code <actuator>/pools/} only, and let the body through to the endpoint, which dropped the field).
  */
 @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "server.address=127.0.0.1", "spring.mvc.servlet.path=/x",
-                "management.endpoints.web.path-mapping.pools=workers",
+                "management.endpoints.web.path-mapping.pools=/workers/",
                 "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
                 "pools.instances.mail.capacity=4" })
 class PoolsEndpointPathMappingIntegrationTests {

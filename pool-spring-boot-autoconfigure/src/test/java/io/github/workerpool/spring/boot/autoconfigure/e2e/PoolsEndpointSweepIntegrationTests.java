@@ -57,6 +57,16 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
         cases.add(post(tune, "{\"queuecapacity\": 50}", 400, "did you mean queueCapacity?"));
         cases.add(post(tune + "?trace=1", "{\"capacty\": 50}", 400, "did you mean capacity?"));
+        // Actuator binds the query's parameters too, and the body's fields and the query's parameters
+        // over the path's selectors: a name or action there would act on another pool or turn a purge
+        // into a tune, unread (found by a review).
+        cases.add(post(tune + "?capacty=5", "{\"capacity\": 5}", 400, "capacty is no option of a pool; did you mean capacity?"));
+        cases.add(post(tune + "?name=fixed", "{\"capacity\": 5}", 400, "name comes from the path"));
+        cases.add(post(tune, "{\"name\": \"fixed\", \"capacity\": 5}", 400, "name comes from the path"));
+        cases.add(post("/actuator/pools/mail/purge", "{\"action\": \"tune\", \"capacity\": 5, \"capacty\": 6}", 400,
+                "action comes from the path"));
+        cases.add(post("/actuator/pools/mail/purge?action=tune&capacity=5", null, 400, "action comes from the path"));
+        cases.add(post("/actuator/pools/mail/purge?%61ction=tune", null, 400, "action comes from the path"));
         // Paths Spring routes to the tune: decoded, ;parameters dropped (found by a review).
         for (String variant : new String[] { "/actuator/pools/mail/tun%65", "/actuator/pools/mail/tune;x=1",
                 "/actuator/pools/ma%69l/tune", "/actuator/pools/mail;v=2/tune", "/actuator/po%6Fls/mail/tune" }) {
