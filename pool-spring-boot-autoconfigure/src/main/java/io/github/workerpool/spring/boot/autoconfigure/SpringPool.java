@@ -25,6 +25,7 @@ import io.github.workerpool.PoolListener;
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -315,10 +316,23 @@ final class SpringPool extends ForwardingPool
 
     /**
      * The failure of a {@code void @Async} method that Spring gave to the uncaught-exception
-     * handler (which logged it) while the task running it on this thread was open: a one-slot
-     * scope per {@link #submit(Callable)} task, so that nothing outlives its task.
+     * handler (which logged it) while the task running it on this thread was open: a scope per
+     * {@link #submit(Callable)} task, closed when it ends, so that nothing outlives its task.
      */
-    private static final ThreadLocal<Throwable[]> ASYNC_SCOPE = new ThreadLocal<>();
+    private static final ThreadLocal<AsyncScope> ASYNC_SCOPE = ThreadLocal.withInitial(AsyncScope::new);
+
+    /**
+     * A thread's open {@link #submit(Callable)} task, reused from task to task (a new one-slot
+     * scope and thread-local entry per task cost about 70 bytes a task): whether one is open, and
+     * what the {@code @Async} handler was given while it was.
+     */
+    private static final class AsyncScope {
+
+        boolean open;
+
+        @Nullable Throwable failure;
+
+    }
 
     /**
      * Called by the {@code @Async} uncaught-exception handler: the task of {@link #submit(Callable)}
@@ -328,32 +342,32 @@ final class SpringPool extends ForwardingPool
      * void method that an inline executor runs inside such a task counts as that task's failure.)
      */
     static void asyncSwallowed(Throwable failure) {
-        Throwable[] scope = ASYNC_SCOPE.get();
-        if (scope != null && scope[0] == null) {
-            scope[0] = failure;
+        AsyncScope scope = ASYNC_SCOPE.get();
+        if (scope.open && scope.failure == null) {
+            scope.failure = failure;
         }
     }
 
     /** The task, failing with what the {@code @Async} handler was given while it ran, if anything. */
     private static <T> Callable<T> failingWhatAsyncSwallowed(Callable<T> task) {
         return () -> {
-            Throwable[] outer = ASYNC_SCOPE.get();
-            Throwable[] scope = new Throwable[1];
-            ASYNC_SCOPE.set(scope);
+            AsyncScope scope = ASYNC_SCOPE.get();
+            boolean outerOpen = scope.open; // a task run inline inside another: the outer one's, restored after
+            Throwable outerFailure = scope.failure;
+            scope.open = true;
+            scope.failure = null;
             T result;
+            Throwable swallowed;
             try {
                 result = task.call();
             }
             finally {
-                if (outer == null) {
-                    ASYNC_SCOPE.remove();
-                }
-                else {
-                    ASYNC_SCOPE.set(outer);
-                }
+                swallowed = scope.failure;
+                scope.open = outerOpen;
+                scope.failure = outerFailure;
             }
-            if (scope[0] != null && result == null) { // a void method's callable returns null
-                throw SpringPool.<RuntimeException>as(scope[0]);
+            if (swallowed != null && result == null) { // a void method's callable returns null
+                throw SpringPool.<RuntimeException>as(swallowed);
             }
             return result;
         };
