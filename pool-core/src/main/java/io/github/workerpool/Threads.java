@@ -31,15 +31,7 @@ final class Threads {
             throw new IllegalStateException("virtualThreads(true) needs Java 21 or newer, but this JVM is Java "
                     + Runtime.version() + "; run on Java 21+ or use platform threads (virtualThreads(false))");
         }
-        try {
-            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-            Class<?> type = Class.forName("java.lang.Thread$Builder");
-            Method named = type.getMethod("name", String.class, long.class);
-            builder = named.invoke(builder, name + "-", 1L);
-            return (ThreadFactory) type.getMethod("factory").invoke(builder);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("could not create a virtual thread factory on Java " + Runtime.version(), e);
-        }
+        return virtualFactory(name + "-");
     }
 
     /**
@@ -47,9 +39,19 @@ final class Threads {
      * a new thread keeps its name, so it must not take a number from its pool's named factory.
      */
     static ThreadFactory virtualUnnamed() {
+        return virtualFactory(null);
+    }
+
+    /** Thread.ofVirtual()[.name(prefix, 1)].factory(), reflectively; prefix null: unnamed. */
+    private static ThreadFactory virtualFactory(String prefix) {
         try {
             Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-            return (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder);
+            Class<?> type = Class.forName("java.lang.Thread$Builder");
+            if (prefix != null) {
+                Method named = type.getMethod("name", String.class, long.class);
+                builder = named.invoke(builder, prefix, 1L);
+            }
+            return (ThreadFactory) type.getMethod("factory").invoke(builder);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not create a virtual thread factory on Java " + Runtime.version(), e);
         }

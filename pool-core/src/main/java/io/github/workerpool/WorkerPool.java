@@ -736,8 +736,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * since the JVM moves a running loop to compiled code only now and then; and a continuation
      * with an interpreted frame takes the JVM's slow path to unmount and remount at every park
      * (each Thread.sleep or blocking call of a task). A fresh thread starts on compiled frames.
-     * Measured on the ants workload (10^6 sleeps of 10 ms, 10,000 virtual workers, one JVM per
-     * run): the steady-state rate rose about 10%, to that of a new virtual thread per task
+     * Measured on the ants workload (10^6 sleeps of 10 ms, 10,000 virtual workers) in a JVM where
+     * the workers started cold: the slow path's share of the carriers' CPU fell from about a
+     * quarter to 2%; in JMH's forks, where it was small to begin with, no change beyond the noise
      * (BENCHMARKS.md, "Twenty-second round"). The moves come after 16, 128, 1,024, ... tasks, so a
      * worker moves only a few times in its life; platform workers never do (they do not unmount).
      */
@@ -785,38 +786,50 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // worker's park and resume copy each frame above its last one out and back).
         if (function == null && listeners == null && runTimeoutNanos < 0 && !(task instanceof Timed)
                 && !(task instanceof Decorated) && !(task instanceof PoolFuture)) {
+            Throwable failure = null;
             try {
                 ((Runnable) task).run();
             } catch (Throwable t) {
+                failure = t;
                 panic(t);
-                w.futureFailed = null;
-                w.futureCancelled = false;
-                w.addFailed();
-                return;
             }
-            if (w.futureFailed == null && !w.futureCancelled) {
-                w.addCompleted();
-            } else {
-                countInlineFuture(w);
-            }
+            settle(w, failure);
             return;
         }
         runTaskFully(w, task);
     }
 
-    /** The outcome of a plain task that ran one of the pool's futures inline (see runTaskFully). */
-    private static void countInlineFuture(Worker w) {
-        boolean failed = w.futureFailed != null;
-        boolean cancelled = w.futureCancelled;
-        w.futureFailed = null;
-        w.futureCancelled = false;
-        if (failed) {
-            w.addFailed();
-        } else if (cancelled) {
-            w.addCancelled();
-        } else {
-            w.addCompleted();
+    /**
+     * Counts a task's outcome in its worker and returns what a listener is told it ended with:
+     * {@code failure} (what the task threw), else the failure of a PoolFuture that failed on this
+     * thread while the task ran (the task itself, one the pool ran inside a wrapper such as
+     * ExecutorCompletionService's, or one the task ran inline), else a cancellation if such a
+     * future was cancelled (while it ran, or before, inside a wrapper the pool could not look
+     * into), else null. A FunctionPool's arguments are not its futures: only {@code failure} counts.
+     */
+    private Throwable settle(Worker w, Throwable failure) {
+        Throwable futureFailed = w.futureFailed;
+        boolean cancelled = false;
+        if (futureFailed != null) {
+            w.futureFailed = null;
+            if (failure == null && function == null) {
+                failure = futureFailed;
+            }
         }
+        if (w.futureCancelled) {
+            w.futureCancelled = false;
+            cancelled = failure == null && function == null;
+        }
+        if (failure != null) {
+            w.addFailed();
+            return failure;
+        }
+        if (cancelled) {
+            w.addCancelled();
+            return new CancellationException("task cancelled"); // what its future holds
+        }
+        w.addCompleted();
+        return null;
     }
 
     private void runTaskFully(Worker w, Object task) {
@@ -863,29 +876,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             failure = t;
             panic(t);
         }
-        // A PoolFuture that failed or was found cancelled on this thread while the task ran: the
-        // task itself, or one the pool ran inside a wrapper (ExecutorCompletionService's). One
-        // that the task ran inline, by calling run() on another of the pool's futures, counts too.
-        Throwable futureFailed = w.futureFailed;
-        boolean cancelled = false;
-        if (futureFailed != null) {
-            w.futureFailed = null;
-            if (failure == null && function == null) {
-                failure = futureFailed;
-            }
-        }
-        if (w.futureCancelled) {
-            // Cancelled while it ran, or before, inside a wrapper the pool could not look into.
-            w.futureCancelled = false;
-            cancelled = failure == null && function == null;
-        }
-        if (failure != null) {
-            w.addFailed();
-        } else if (cancelled) {
-            w.addCancelled();
-        } else {
-            w.addCompleted();
-        }
+        Throwable outcome = settle(w, failure);
         if (timed) {
             long ran = Math.max(0L, clock.getAsLong() - started);
             if (runLimit >= 0 && ran > runLimit) {
@@ -895,8 +886,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 }
             }
             if (ls != null) {
-                // A cancelled one ends with what its future holds: a cancellation.
-                ls.ended(ran, cancelled ? new CancellationException("task cancelled") : failure);
+                ls.ended(ran, outcome);
             }
         }
     }

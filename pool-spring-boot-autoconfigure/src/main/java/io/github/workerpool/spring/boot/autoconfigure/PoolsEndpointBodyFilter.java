@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -39,11 +38,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
-    private final String actuatorPath;
-
-    private final Supplier<String> endpointRoot;
-
-    private volatile List<String> endpoint;
+    private final TuneBody.Endpoint endpoint;
 
     private final Predicate<String> poolExists;
 
@@ -58,8 +53,7 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
      */
     PoolsEndpointBodyFilter(String actuatorPath, Supplier<String> endpointRoot, Predicate<String> poolExists,
             BooleanSupplier writable) {
-        this.actuatorPath = actuatorPath;
-        this.endpointRoot = endpointRoot;
+        this.endpoint = new TuneBody.Endpoint(actuatorPath, endpointRoot);
         this.poolExists = poolExists;
         this.writable = writable;
     }
@@ -74,14 +68,9 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         return request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
     }
 
-    /** The pool and action the request's path names, or null (TuneBody.target). */
+    /** The pool and action the request's path names, or null (TuneBody.Endpoint.target). */
     private TuneBody.Target target(HttpServletRequest request) {
-        List<String> endpoint = this.endpoint;
-        if (endpoint == null) {
-            endpoint = TuneBody.segments(this.actuatorPath + "/" + this.endpointRoot.get());
-            this.endpoint = endpoint;
-        }
-        return TuneBody.target(endpoint,
+        return this.endpoint.target(
                 RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication());
     }
 

@@ -1,7 +1,6 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -16,6 +15,7 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -27,20 +27,16 @@ import org.springframework.web.server.WebFilterChain;
  * {@link PoolsEndpointBodyFilter} on a reactive web server: refuses, with a 400 that names the
  * field, a {@code tune} body with a field no option has, or whose field holds an object or an
  * array (actuator drops an unknown field and applies the rest), or a query parameter that is an
- * option misspelt; and, for every action, a {@code name} or {@code action} in the body or the query (it would
- * override the path's). POSTs to {@code <endpoint>/<name>/<action>} are read, matched as Spring
- * routes them (decoded, without {@code ;parameters}; the endpoint's path as
+ * option misspelt; and, for every action, a {@code name} or {@code action} in the body or the
+ * query (it would override the path's). POSTs to {@code <endpoint>/<name>/<action>} are read,
+ * matched as Spring routes them (decoded, without {@code ;parameters}; the endpoint's path as
  * {@code management.endpoints.web.path-mapping} maps it), and only while writes are allowed; a
- * pool that does not exist is a 404 as the endpoint answers it. The body is handed on unchanged. Ordered last, so that a security filter chain
- * decides first who may write.
+ * pool that does not exist is a 404 as the endpoint answers it. The body is handed on unchanged.
+ * Ordered last, so that a security filter chain decides first who may write.
  */
 final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
 
-    private final String actuatorPath;
-
-    private final Supplier<String> endpointRoot;
-
-    private volatile List<String> endpoint;
+    private final TuneBody.Endpoint endpoint;
 
     private final Predicate<String> poolExists;
 
@@ -57,19 +53,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
      */
     PoolsEndpointBodyWebFilter(String actuatorPath, Supplier<String> endpointRoot, Predicate<String> poolExists,
             BooleanSupplier writable) {
-        this.actuatorPath = actuatorPath;
-        this.endpointRoot = endpointRoot;
+        this.endpoint = new TuneBody.Endpoint(actuatorPath, endpointRoot);
         this.poolExists = poolExists;
         this.writable = writable;
-    }
-
-    private List<String> endpoint() {
-        List<String> endpoint = this.endpoint;
-        if (endpoint == null) {
-            endpoint = TuneBody.segments(this.actuatorPath + "/" + this.endpointRoot.get());
-            this.endpoint = endpoint;
-        }
-        return endpoint;
     }
 
     @Override
@@ -80,9 +66,9 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        String path = request.getPath().pathWithinApplication().value();
-        TuneBody.Target target = HttpMethod.POST.equals(request.getMethod())
-                ? TuneBody.target(endpoint(), request.getPath().pathWithinApplication()) : null;
+        PathContainer within = request.getPath().pathWithinApplication();
+        String path = within.value();
+        TuneBody.Target target = HttpMethod.POST.equals(request.getMethod()) ? this.endpoint.target(within) : null;
         if (target == null || !this.writable.getAsBoolean()) {
             return chain.filter(exchange);
         }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.boot.json.JsonWriter;
@@ -44,44 +45,65 @@ final class TuneBody {
     record Refusal(int status, String json) {
     }
 
-    /** The non-empty segments of a configured path, such as {@code /actuator/pools}. */
-    static List<String> segments(String path) {
-        List<String> out = new ArrayList<>();
-        for (String s : path.split("/")) {
-            if (!s.isEmpty()) {
-                out.add(s);
-            }
-        }
-        return out;
-    }
-
     /** A POST to one pool's action: the pool and the action as the endpoint's selectors get them. */
     record Target(String pool, String action) {
     }
 
     /**
-     * The pool and action a POST's path names, or null if it is no {@code <endpoint>/<name>/<action>}.
-     * Matched on the path's segments decoded and without their {@code ;parameters}, as Spring's
-     * {@code PathPattern} routes a request, so that {@code <endpoint>/mail/tun%65} and
-     * {@code <endpoint>/mail/tune;x=1}, which reach the endpoint as a tune, are read too; empty
-     * segments are skipped (reading more paths than the endpoint serves only checks requests it
-     * would refuse anyway).
-     * @param endpoint the endpoint's path within the application, as segments: the actuator's
-     *        path and the endpoint's (pools, or its path-mapping)
-     * @param path the request's path within the application
+     * The endpoint's path on one server, for the filters to match requests against: the
+     * actuator's path there and, below it, the endpoint's own ({@code pools}, or its
+     * path-mapping), asked on the first request (it needs the endpoints discovered).
      */
-    static Target target(List<String> endpoint, PathContainer path) {
-        List<String> segments = new ArrayList<>();
-        for (PathContainer.Element e : path.elements()) {
-            if (e instanceof PathContainer.PathSegment segment && !segment.valueToMatch().isEmpty()) {
-                segments.add(segment.valueToMatch());
+    static final class Endpoint {
+
+        private final String actuatorPath;
+
+        private final Supplier<String> root;
+
+        private volatile List<String> segments;
+
+        /**
+         * @param actuatorPath the actuator's path within the application, such as {@code /actuator}
+         * @param root the endpoint's path below it
+         */
+        Endpoint(String actuatorPath, Supplier<String> root) {
+            this.actuatorPath = actuatorPath;
+            this.root = root;
+        }
+
+        /**
+         * The pool and action a POST's path names, or null if it is no {@code <endpoint>/<name>/<action>}.
+         * Matched on the path's segments decoded and without their {@code ;parameters}, as Spring's
+         * {@code PathPattern} routes a request, so that {@code <endpoint>/mail/tun%65} and
+         * {@code <endpoint>/mail/tune;x=1}, which reach the endpoint as a tune, are read too; empty
+         * segments are skipped (reading more paths than the endpoint serves only checks requests it
+         * would refuse anyway).
+         * @param path the request's path within the application
+         */
+        Target target(PathContainer path) {
+            List<String> endpoint = this.segments;
+            if (endpoint == null) {
+                endpoint = new ArrayList<>();
+                for (String s : (this.actuatorPath + "/" + this.root.get()).split("/")) {
+                    if (!s.isEmpty()) {
+                        endpoint.add(s);
+                    }
+                }
+                this.segments = endpoint;
             }
+            List<String> segments = new ArrayList<>();
+            for (PathContainer.Element e : path.elements()) {
+                if (e instanceof PathContainer.PathSegment segment && !segment.valueToMatch().isEmpty()) {
+                    segments.add(segment.valueToMatch());
+                }
+            }
+            int n = endpoint.size();
+            if (segments.size() != n + 2 || !segments.subList(0, n).equals(endpoint)) {
+                return null;
+            }
+            return new Target(segments.get(n), segments.get(n + 1));
         }
-        int n = endpoint.size();
-        if (segments.size() != n + 2 || !segments.subList(0, n).equals(endpoint)) {
-            return null;
-        }
-        return new Target(segments.get(n), segments.get(n + 1));
+
     }
 
     /**
