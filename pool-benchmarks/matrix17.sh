@@ -249,7 +249,7 @@ for ((i = 1; i <= virtual_rounds; i++)); do
   echo "virtual ants, round $i of $virtual_rounds" >&2
   "$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore "${ants_once[@]}" "${ants_cap[@]}" \
       -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-peers.json" >/dev/null
-  "$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual "${ants_once[@]}" "${ants_cap[@]}" \
+  "$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual -p backlog=none,array,linked,queue "${ants_once[@]}" "${ants_cap[@]}" \
       -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-floor.json" >/dev/null
   rounds+=("$out/ants-virtual-$i-peers.json" "$out/ants-virtual-$i-floor.json")
 done
