@@ -54,9 +54,17 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Changed keys not applied yet: those of refreshes refused as a whole; guarded by this. */
     private final Set<String> pending = new LinkedHashSet<>();
 
+    /**
+     * The web server pool's rule, from the pools.web-server.* values the server was built with: a
+     * refresh that changes them takes a restart (WARN), so a guard read afresh would let a pool be
+     * switched adaptive down to the reserved threads the running server still keeps.
+     */
+    private final AdaptiveGuard adaptiveGuard;
+
     PoolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
         this.environment = environment;
         this.beanFactory = beanFactory;
+        this.adaptiveGuard = AdaptiveGuard.of(environment);
     }
 
     /** The application's class loader, for adaptive.drop-on: refresh may run on any thread. */
@@ -161,7 +169,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             // value leaves the pool with all its options.
             PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
             if (adaptive != null && nextAdaptive.enabled()) {
-                String refusal = AdaptiveGuard.of(this.environment).refusal(name, nextAdaptive.minCapacity());
+                String refusal = this.adaptiveGuard.refusal(name, nextAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");
                     throw new PoolConfigurationException(property, nextAdaptive.minCapacity(), refusal,

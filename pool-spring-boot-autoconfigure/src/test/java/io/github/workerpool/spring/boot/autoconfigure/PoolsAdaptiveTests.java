@@ -468,6 +468,24 @@ class PoolsAdaptiveTests {
         });
     }
 
+    @Test
+    void theWebServersPoolRule_keepsTheReservedThreadsTheServerStartedWith(CapturedOutput output) {
+        // Found by a review: the refresh read pools.web-server.* afresh, so one that also lowered
+        // reserved-threads (which takes a restart) let the pool be switched adaptive down to the
+        // 2 reserved threads the running server still keeps: one request at a time.
+        this.runner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            refresh(context, Map.of("pools.web-server.reserved-threads", "1", "pools.instances.mail.adaptive.enabled",
+                    "true", "pools.instances.mail.adaptive.min-capacity", "2"));
+            assertThat(mail.adaptive().enabled()).isFalse();
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value '2' for "
+                    + "property 'pools.instances.mail.adaptive.min-capacity'")
+                .contains("the 2 kept for the connector's own tasks");
+            refresh(context, Map.of("pools.instances.mail.adaptive.min-capacity", "3"));
+            assertThat(mail.adaptive().enabled()).as("above the reserved threads").isTrue();
+        });
+    }
+
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed-" + values, values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
