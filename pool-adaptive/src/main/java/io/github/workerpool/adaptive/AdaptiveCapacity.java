@@ -68,7 +68,11 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * on every sample. Lock order: `lock`, then the pool's; the pool never calls a listener while it
      * holds its own.
      *
-     * Cost per task while on: a ThreadLocal read, an atomic increment and decrement, and the
+     * Ignored tasks (ignoreCurrentTask): a static ThreadLocal names the instance whose pool runs a
+     * task on the thread (saved and restored around a task run inline inside another's); the
+     * instance takes the task out of its count as taskEnded would, without the sample.
+     *
+     * Cost per task while on: two ThreadLocal reads and writes, an atomic increment and decrement, and the
      * library's sample (SampleWindows: a compare-and-set of a small immutable window); a reconfigure
      * at most once a window.
      */
@@ -90,6 +94,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
     private final Watcher watcher = new Watcher();
 
     private final ThreadLocal<Started> started = ThreadLocal.withInitial(Started::new);
+
+    /** The instance whose pool runs a task on this thread now, for {@link #ignoreCurrentTask()}. */
+    private static final ThreadLocal<AdaptiveCapacity> RUNNING = new ThreadLocal<>();
 
     private final AtomicInteger inflight = new AtomicInteger();
 
@@ -244,6 +251,32 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 + "' off: capacity back to " + restored + " (the last limit was " + this.limit + ")");
     }
 
+    /**
+     * Leaves the task that runs on the calling thread out of the sizing of its pool: when it ends
+     * it is neither a sample nor counted in flight. For work whose run time says nothing about
+     * the pool's capacity, such as a request answered at once with a 503 (a fast "task" that would
+     * read as the pool keeping up, and raise the limit while the admitted ones slow down).
+     * Does nothing on a thread that runs no task of a pool this class sizes now.
+     *
+     * @return whether the task was counted until now
+     */
+    public static boolean ignoreCurrentTask() {
+        AdaptiveCapacity current = RUNNING.get();
+        return current != null && current.ignore();
+    }
+
+    private boolean ignore() {
+        Started s = this.started.get();
+        if (!s.active) {
+            return false;
+        }
+        s.active = false;
+        if (s.generation == this.generation) {
+            this.inflight.decrementAndGet();
+        }
+        return true;
+    }
+
     /** Disables it for good; {@link #enable()} then throws. */
     @Override
     public void close() {
@@ -355,11 +388,18 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** What a worker knows about the task it runs; one per thread. */
     private static final class Started {
 
+        /** Counted: in flight, and a sample when it ends. */
         boolean active;
 
         int generation;
 
         int inflight;
+
+        /** Between taskStarted and taskEnded (active or not). */
+        boolean running;
+
+        /** RUNNING when the task started (a task run inline inside another's), restored when it ends. */
+        AdaptiveCapacity outer;
     }
 
     /** The pool's listener. */
@@ -371,11 +411,19 @@ public final class AdaptiveCapacity implements AutoCloseable {
             s.active = true;
             s.generation = generation;
             s.inflight = inflight.incrementAndGet();
+            s.running = true;
+            s.outer = RUNNING.get();
+            RUNNING.set(AdaptiveCapacity.this);
         }
 
         @Override
         public void taskEnded(Pool p, long runNanos, Throwable failure) {
             Started s = started.get();
+            if (s.running) {
+                s.running = false;
+                RUNNING.set(s.outer);
+                s.outer = null;
+            }
             if (!s.active) {
                 return;
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -355,6 +356,63 @@ class AdaptiveCapacityTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> pool.queued() == 0 && pool.running() == 0);
         assertThat(adaptive.inflight()).as("every start was matched by an end").isZero();
+    }
+
+    @Test
+    void ignoredTasks_areNoSamples_soSlowOnesDoNotDriveItDown() {
+        // Found by a review: the web server pool's 503s ran as its tasks, each a fast sample that
+        // read as the pool keeping up. Slow tasks (3 ms against a run timeout of 1 ms) drive AIMD
+        // down to its minimum when counted; as many of them, for as long, change nothing when each
+        // ignores itself.
+        assertThat(AdaptiveCapacity.ignoreCurrentTask()).as("no task runs on this thread").isFalse();
+        long counted = 0;
+        long countedNanos = 0;
+        for (boolean ignoring : new boolean[] {false, true}) {
+            WorkerPool pool = WorkerPool.builder().name("late-" + ignoring).capacity(8).queueCapacity(10_000)
+                    .runTimeout(Duration.ofMillis(1)).build();
+            this.pools.add(pool);
+            AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.AIMD).minCapacity(2)
+                    .maxCapacity(8).attach(pool);
+            AtomicInteger ignored = new AtomicInteger();
+            AtomicInteger ignoredTwice = new AtomicInteger();
+            Runnable task = () -> {
+                if (ignoring && AdaptiveCapacity.ignoreCurrentTask()) {
+                    ignored.incrementAndGet();
+                    if (AdaptiveCapacity.ignoreCurrentTask()) {
+                        ignoredTwice.incrementAndGet();
+                    }
+                }
+                sleep(3);
+            };
+            long start = System.nanoTime();
+            long deadline = start + TimeUnit.SECONDS.toNanos(30);
+            long submitted = 0;
+            // Counted: until AIMD is at its minimum. Ignored: as many tasks, for as long.
+            while (ignoring ? (submitted < counted || System.nanoTime() - start < countedNanos)
+                    : (pool.capacity() != 2 && System.nanoTime() - deadline < 0)) {
+                if (pool.queued() < 50) {
+                    pool.execute(task);
+                    submitted++;
+                }
+                else {
+                    sleep(1);
+                }
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> pool.queued() == 0 && pool.running() == 0);
+            assertThat(adaptive.inflight()).as("every start was matched by an end or an ignore").isZero();
+            if (ignoring) {
+                assertThat(ignored).hasValue((int) submitted);
+                assertThat(ignoredTwice).as("once out, out").hasValue(0);
+                assertThat(pool.capacity()).isEqualTo(8);
+                assertThat(adaptive.adjustments()).isZero();
+            }
+            else {
+                assertThat(pool.capacity()).as("the same tasks, counted").isEqualTo(2);
+                counted = submitted;
+                countedNanos = System.nanoTime() - start;
+            }
+        }
+        assertThat(AdaptiveCapacity.ignoreCurrentTask()).isFalse();
     }
 
     @Test

@@ -19,8 +19,11 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import io.github.workerpool.adaptive.AdaptiveCapacity;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * Admits a request into the application while fewer than the web server pool's
@@ -45,6 +48,17 @@ final class AdmissionFilter implements Filter {
      */
 
     static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /*
+     * Adaptive sizing (pools.instances.<name>.adaptive) takes each task of the pool as a sample of
+     * its run time. A request answered with a 503 is such a task too, done in a few hundred
+     * microseconds: counted, a burst of them reads as the pool keeping up and raises the limit
+     * while the admitted requests slow down. So a refused request, and an actuator request, leave
+     * their task out (AdaptiveCapacity.ignoreCurrentTask), when pool-adaptive is there.
+     */
+    private static final Runnable NOT_A_SAMPLE = ClassUtils.isPresent(
+            "io.github.workerpool.adaptive.AdaptiveCapacity", AdmissionFilter.class.getClassLoader())
+                    ? AdaptiveSamples::ignoreCurrentTask : () -> { };
 
     private static final Log logger = LogFactory.getLog(AdmissionFilter.class);
 
@@ -95,6 +109,9 @@ final class AdmissionFilter implements Filter {
             throws IOException, ServletException {
         checkRules();
         if (!(request instanceof HttpServletRequest http) || exempt(http)) {
+            if (request instanceof HttpServletRequest) {
+                NOT_A_SAMPLE.run(); // the actuator's time says nothing about the application's
+            }
             chain.doFilter(request, response);
             return;
         }
@@ -130,6 +147,7 @@ final class AdmissionFilter implements Filter {
     }
 
     private void refuse(HttpServletResponse response, int limit) throws IOException {
+        NOT_A_SAMPLE.run();
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader("Retry-After", this.retryAfter);
         // Tomcat closes the connection of a 503 by itself, Jetty keeps it: closing it frees the
@@ -176,6 +194,15 @@ final class AdmissionFilter implements Filter {
         if (broken != null) {
             logger.warn("Web server pool changed while running (checked at most once a minute): " + broken);
         }
+    }
+
+    /** Loaded only with pool-adaptive on the class path. */
+    private static final class AdaptiveSamples {
+
+        static void ignoreCurrentTask() {
+            AdaptiveCapacity.ignoreCurrentTask();
+        }
+
     }
 
     /** Ends the admission of an async request when it is done. */
