@@ -271,9 +271,10 @@ public final class AdaptiveCapacity implements AutoCloseable {
             return false;
         }
         s.active = false;
-        if (s.generation == this.generation) {
-            this.inflight.decrementAndGet();
+        if (s.generation != this.generation) {
+            return false; // started before a switch: counted no more (see the notes)
         }
+        this.inflight.decrementAndGet();
         return true;
     }
 

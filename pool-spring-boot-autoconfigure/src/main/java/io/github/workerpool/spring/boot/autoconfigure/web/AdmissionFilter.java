@@ -58,7 +58,7 @@ final class AdmissionFilter implements Filter {
      */
     private static final Runnable NOT_A_SAMPLE = ClassUtils.isPresent(
             "io.github.workerpool.adaptive.AdaptiveCapacity", AdmissionFilter.class.getClassLoader())
-                    ? AdaptiveSamples::ignoreCurrentTask : () -> { };
+                    ? AdaptiveSamples.hook() : () -> { };
 
     private static final Log logger = LogFactory.getLog(AdmissionFilter.class);
 
@@ -199,8 +199,10 @@ final class AdmissionFilter implements Filter {
     /** Loaded only with pool-adaptive on the class path. */
     private static final class AdaptiveSamples {
 
-        static void ignoreCurrentTask() {
-            AdaptiveCapacity.ignoreCurrentTask();
+        /** Nothing with a pool-adaptive older than this module (every 503 would throw NoSuchMethodError). */
+        static Runnable hook() {
+            return ClassUtils.hasMethod(AdaptiveCapacity.class, "ignoreCurrentTask")
+                    ? AdaptiveCapacity::ignoreCurrentTask : () -> { };
         }
 
     }
