@@ -345,11 +345,18 @@ class BenchmarksSmokeTest {
     void processCpuTimeIsRead() {
         long before = CpuTimeProfiler.processCpuNanos();
         assertThat(before).isPositive();
+        // Linux counts a process's CPU time in clock ticks (10 ms): a fixed bit of work could end
+        // within one tick and read the same (it did in CI). Work until it moves, 5 s of wall at most.
         long x = 0;
-        for (int i = 0; i < 5_000_000; i++) {
-            x += Long.numberOfTrailingZeros(i ^ x);
+        long after = before;
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                after <= before && System.nanoTime() - deadline < 0; ) {
+            for (int i = 0; i < 5_000_000; i++) {
+                x += Long.numberOfTrailingZeros(i ^ x);
+            }
+            after = CpuTimeProfiler.processCpuNanos();
         }
-        assertThat(CpuTimeProfiler.processCpuNanos()).as("after some work (%d)", x).isGreaterThan(before);
+        assertThat(after).as("after some work (%d)", x).isGreaterThan(before);
     }
 
     @Test
