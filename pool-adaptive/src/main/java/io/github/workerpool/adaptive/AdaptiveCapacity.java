@@ -72,9 +72,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * task on the thread (saved and restored around a task run inline inside another's); the
      * instance takes the task out of its count as taskEnded would, without the sample.
      *
-     * Cost per task while on: two ThreadLocal reads and writes, an atomic increment and decrement, and the
-     * library's sample (SampleWindows: a compare-and-set of a small immutable window); a reconfigure
-     * at most once a window.
+     * Cost per task while on: three ThreadLocal reads and two writes, an atomic increment and
+     * decrement, and the library's sample (SampleWindows: a compare-and-set of a small immutable
+     * window); a reconfigure at most once a window.
      */
 
     private static final System.Logger LOG = System.getLogger(AdaptiveCapacity.class.getName());

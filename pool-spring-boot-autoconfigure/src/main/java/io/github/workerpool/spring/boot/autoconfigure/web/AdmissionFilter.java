@@ -108,10 +108,12 @@ final class AdmissionFilter implements Filter {
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         checkRules();
-        if (!(request instanceof HttpServletRequest http) || exempt(http)) {
-            if (request instanceof HttpServletRequest) {
-                NOT_A_SAMPLE.run(); // the actuator's time says nothing about the application's
-            }
+        if (!(request instanceof HttpServletRequest http)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        if (exempt(http)) {
+            NOT_A_SAMPLE.run(); // the actuator's time says nothing about the application's
             chain.doFilter(request, response);
             return;
         }
