@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The queue engine (queueCapacity > 0): tasks go to a {@link TaskQueue} that workers poll, with
@@ -96,7 +97,10 @@ final class QueueEngine extends Engine {
      * idle (under the lock) sees the waiters. A look, a worker and a caller that gives up each let
      * in every waiter that fits, so a second waiter missed with the first is let in with it; if
      * the first leaves before its look, by the next of those events. Only the rare coincidence
-     * pays a delay.
+     * pays a delay. A worker that finds the lock held does not queue on it unless it is the one
+     * worker that claims the job for all (letWaitersIn); the others mark their takes, and the
+     * claimer clears the marks under the lock before it looks, and reads them again once it has let
+     * the claim go.
      */
 
     /** How recently the bounded queue must have been found full for a searcher whose spin ran out to yield before it parks. */
@@ -110,6 +114,7 @@ final class QueueEngine extends Engine {
     private final BitSet cellsInUse;                                // bounded: workers' cells; guarded by the pool's lock
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
+    private final Admission admission;                                // bounded: one worker at a time lets waiting callers in
     private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
     private final AtomicInteger searching = new AtomicInteger();
     private final int maxSearching;
@@ -125,6 +130,7 @@ final class QueueEngine extends Engine {
         this.taken = unbounded ? null : new OfferCounts(capacity < 0 ? OfferCounts.CELLS : capacity);
         this.cellsInUse = unbounded ? null : new BitSet();
         this.takenOther = unbounded ? null : new LongAdder();
+        this.admission = unbounded ? null : new Admission();
         this.maxSearching = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
     }
 
@@ -355,16 +361,50 @@ final class QueueEngine extends Engine {
             // this read misses the caller (see "A caller waiting for room" in the notes).
             taken.increment(w.cell);
             if (pool.waiting() > 0) {
-                pool.lock.lock();
-                try {
-                    admitWaitersLocked(); // every waiter that fits: a slot freed unseen may be free too
-                } finally {
-                    pool.lock.unlock();
-                }
+                letWaitersIn();
             }
         }
         stopSearching(w);
         return t;
+    }
+
+    /**
+     * After a take while callers wait: lets every waiter that fits in. If the pool's lock is held,
+     * one worker waits for it on behalf of all (it claims the job), and the others mark their takes
+     * for it and go on to run their tasks: every worker waiting for the lock in turn queued them all
+     * on it, and 10,000 virtual workers parked and unparked on it for each task taken while the
+     * producer waited (BENCHMARKS.md, "Twenty-fourth round"). Uncontended it costs what it did:
+     * one tryLock.
+     */
+    private void letWaitersIn() {
+        ReentrantLock lock = pool.lock;
+        if (lock.tryLock()) {
+            try {
+                admitWaitersLocked(); // every waiter that fits: a slot freed unseen may be free too
+            } finally {
+                lock.unlock();
+            }
+            return;
+        }
+        Admission a = admission;
+        do {
+            // Read-modify-writes, all of them: whoever clears the mark reads the last one set, and
+            // through it every take marked before (each mark reads the one before it).
+            Admission.PENDING.getAndSet(a, 1);
+            if (!Admission.CLAIMED.compareAndSet(a, 0, 1)) {
+                return; // the claimer clears the mark under the lock, or reads it after letting the claim go
+            }
+            lock.lock();
+            try {
+                do {
+                    Admission.PENDING.getAndSet(a, 0);
+                    admitWaitersLocked();
+                } while (a.pending != 0);
+            } finally {
+                a.claimed = 0; // volatile, then the mark is read again: one set meanwhile was set before this
+                lock.unlock();
+            }
+        } while (a.pending != 0 && pool.waiting() > 0);
     }
 
     /**
@@ -694,6 +734,41 @@ final class QueueEngine extends Engine {
                 fullAt = now;
             }
         }
+    }
+
+    /**
+     * Who is letting waiting callers in (letWaitersIn), on a cache line of its own: written by the
+     * workers for each task they take while a caller waits, which must not pull in the engine's
+     * fields that every producer and worker reads per task.
+     */
+    abstract static class AdmissionPadBefore {
+        long p01, p02, p03, p04, p05, p06, p07, p08;
+    }
+
+    abstract static class AdmissionFields extends AdmissionPadBefore {
+        volatile int claimed; // 1: a worker holds or waits for the pool's lock to let waiting callers in
+        volatile int pending; // 1: a take marked for that worker
+    }
+
+    static final class Admission extends AdmissionFields {
+        static final VarHandle CLAIMED;
+        static final VarHandle PENDING;
+
+        static {
+            try {
+                CLAIMED = MethodHandles.lookup().findVarHandle(AdmissionFields.class, "claimed", int.class);
+                PENDING = MethodHandles.lookup().findVarHandle(AdmissionFields.class, "pending", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        long q01, q02, q03, q04, q05, q06, q07, q08;
+    }
+
+    /** Who lets waiting callers in (null if unbounded), for tests. */
+    Admission admissionForTest() {
+        return admission;
     }
 
     /** The producers' side of a bounded queue (null if unbounded), for tests. */

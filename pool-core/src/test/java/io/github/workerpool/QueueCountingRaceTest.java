@@ -406,6 +406,66 @@ class QueueCountingRaceTest {
     }
 
     /**
+     * Workers that take tasks from a full queue while a caller waits and find the pool's lock held
+     * (here by the test, as by a caller registering or by stats()) do not all queue on it: one
+     * waits for it on behalf of all, the others mark their takes for it and run what they took
+     * (10,000 virtual workers used to park on the lock in turn for every task). Once the lock is
+     * free, that one lets the caller in.
+     */
+    @Test
+    void bounded_takesWhileTheLockIsHeld_oneWorkerWaitsForItOnBehalfOfAll() throws Exception {
+        int n = 4;
+        WorkerPool pool = WorkerPool.builder().name("admit").capacity(n).queueCapacity(n).disablePurge(true).build();
+        QueueEngine.Admission admission = ((QueueEngine) pool.engine()).admissionForTest();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(n);
+        AtomicInteger ran = new AtomicInteger();
+        Thread caller = null;
+        try {
+            for (int i = 0; i < n; i++) {
+                pool.execute(() -> {
+                    busy.countDown();
+                    Latches.pass(release);
+                });
+            }
+            assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < n; i++) {
+                pool.execute(ran::incrementAndGet); // fills the queue
+            }
+            CountDownLatch callerRan = new CountDownLatch(1);
+            caller = new Thread(() -> pool.execute(callerRan::countDown), "caller");
+            caller.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> pool.waiting() == 1);
+
+            pool.lock.lock();
+            try {
+                release.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == n - 1);
+                assertThat(admission.claimed).as("a worker waits for the lock on behalf of all").isEqualTo(1);
+                assertThat(admission.pending).as("the takes marked for it").isEqualTo(1);
+                // (The three then find the queue empty and wait for the lock to take the caller's
+                // task themselves: a worker going idle does, as before.)
+                assertThat(ran.get()).isEqualTo(n - 1);
+                assertThat(pool.waiting()).isEqualTo(1);
+            } finally {
+                pool.lock.unlock();
+            }
+            caller.join(10_000);
+            assertThat(caller.isAlive()).as("the caller still waits").isFalse();
+            assertThat(callerRan.await(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == n);
+            assertThat(admission.claimed).isZero();
+        } finally {
+            release.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            if (caller != null) {
+                caller.join(10_000);
+            }
+        }
+    }
+
+    /**
      * A worker counts its take without a full fence, so a caller registering as waiting just then
      * and the worker can miss each other (QueueEngine's notes). The caller then finds the free
      * slot itself. Provoked here without the race: the queued task leaves without a worker taking it,

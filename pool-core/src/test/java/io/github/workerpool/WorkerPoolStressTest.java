@@ -37,6 +37,10 @@ class WorkerPoolStressTest extends PoolTestSupport {
                         WorkerPool.builder().name("handoff").capacity(4)),
                 Arguments.of("queue, blocking", (Supplier<WorkerPool.Builder>) () ->
                         WorkerPool.builder().name("queue").capacity(3).queueCapacity(64)),
+                // More workers than the queue holds: callers wait while many workers take at once,
+                // and one at a time lets them in (QueueEngine.letWaitersIn).
+                Arguments.of("queue, blocking, 64 workers", (Supplier<WorkerPool.Builder>) () ->
+                        WorkerPool.builder().name("wide").capacity(64).queueCapacity(8)),
                 Arguments.of("nonblocking", (Supplier<WorkerPool.Builder>) () ->
                         WorkerPool.builder().name("nonblocking").capacity(2).nonblocking(true)),
                 Arguments.of("unbounded queue", (Supplier<WorkerPool.Builder>) () ->
