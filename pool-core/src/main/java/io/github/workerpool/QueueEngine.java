@@ -388,20 +388,23 @@ final class QueueEngine extends Engine {
         }
         Admission a = admission;
         do {
-            // Read-modify-writes, all of them: whoever clears the mark reads the last one set, and
-            // through it every take marked before (each mark reads the one before it).
-            Admission.PENDING.getAndSet(a, 1);
-            if (!Admission.CLAIMED.compareAndSet(a, 0, 1)) {
+            // The mark is set unconditionally, after the take (skipping it because it reads 1
+            // would leave this take to a clear that came before it), then `claimed` is read: a
+            // claimer's clear that comes after the mark sees this take (a volatile write
+            // happens-before every later volatile read of the field), and a claim read as held is
+            // let go after the mark, so the claimer reads the mark again then.
+            a.pending = 1;
+            if (a.claimed != 0 || !Admission.CLAIMED.compareAndSet(a, 0, 1)) {
                 return; // the claimer clears the mark under the lock, or reads it after letting the claim go
             }
             lock.lock();
             try {
                 do {
-                    Admission.PENDING.getAndSet(a, 0);
+                    Admission.PENDING.getAndSet(a, 0); // reads the mark before the look: every take marked so far is seen
                     admitWaitersLocked();
                 } while (a.pending != 0);
             } finally {
-                a.claimed = 0; // volatile, then the mark is read again: one set meanwhile was set before this
+                a.claimed = 0;
                 lock.unlock();
             }
         } while (a.pending != 0 && pool.waiting() > 0);
@@ -742,6 +745,9 @@ final class QueueEngine extends Engine {
      * fields that every producer and worker reads per task.
      */
     abstract static class AdmissionPadBefore {
+        // p00 takes the 4 bytes after the object header, where the layout would put an int of a
+        // subclass (claimed, unpadded, and on another line than pending).
+        int p00;
         long p01, p02, p03, p04, p05, p06, p07, p08;
     }
 
