@@ -106,6 +106,23 @@ abstract class PoolTestSupport {
         }
     }
 
+    /**
+     * Submits {@code perProducer} runs of the task from each of {@code producers} threads with
+     * execute() and returns once all of them got through (60 s each at most, else it fails).
+     */
+    static void submitFromThreads(java.util.concurrent.Executor pool, int producers, int perProducer, Runnable task)
+            throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            threads.add(start("producer-" + p, () -> {
+                for (int i = 0; i < perProducer; i++) {
+                    pool.execute(task);
+                }
+            }));
+        }
+        joinAll(threads, 60);
+    }
+
     /** Starts a thread that runs the action; the test joins it. */
     static Thread start(String name, Runnable action) {
         Thread t = new Thread(action, name);

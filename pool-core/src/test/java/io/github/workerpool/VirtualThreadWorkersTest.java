@@ -60,18 +60,7 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
             ran.increment();
             active.decrementAndGet();
         };
-        List<Thread> threads = new ArrayList<>();
-        for (int p = 0; p < producers; p++) {
-            threads.add(start("producer-" + p, () -> {
-                for (int i = 0; i < perProducer; i++) {
-                    pool.execute(task);
-                }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join(60_000);
-            assertThat(t.isAlive()).as("%s finished submitting", t).isFalse();
-        }
+        submitFromThreads(pool, producers, perProducer, task);
         awaitUntil("every task ran", () -> ran.sum() == (long) producers * perProducer);
         assertThat(maxActive.get()).isLessThanOrEqualTo(capacity);
         assertThat(pool.stats().completed()).isEqualTo((long) producers * perProducer);

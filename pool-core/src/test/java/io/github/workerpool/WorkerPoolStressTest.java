@@ -176,18 +176,7 @@ class WorkerPoolStressTest extends PoolTestSupport {
             LockSupport.parkNanos(200_000);
             ran.incrementAndGet();
         };
-        List<Thread> threads = new ArrayList<>();
-        for (int p = 0; p < producers; p++) {
-            threads.add(start("producer-" + p, () -> {
-                for (int i = 0; i < perProducer; i++) {
-                    pool.execute(task);
-                }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join(TimeUnit.SECONDS.toMillis(60));
-            assertThat(t.isAlive()).as("%s still submitting (waiting for a slot?): %s", t.getName(), pool).isFalse();
-        }
+        submitFromThreads(pool, producers, perProducer, task); // each gets through: no caller left waiting for a slot
         awaitUntil("every task ran", () -> ran.get() == (long) producers * perProducer);
         assertThat(pool.waiting()).isZero();
         awaitUntil("every task counted", () -> pool.stats().completed() == (long) producers * perProducer);
