@@ -107,12 +107,8 @@ final class OfferCounts {
         return n;
     }
 
-    /** Padding before a cell's fields, so that two threads' cells never share a cache line. */
-    abstract static class PadBefore {
-        long p01, p02, p03, p04, p05, p06, p07, p08;
-    }
-
-    abstract static class Fields extends PadBefore {
+    /** A cell's fields, padded before (LinePad) and after (Cell), so that two threads' cells never share a cache line. */
+    abstract static class Fields extends LinePad {
         final Thread owner;
         long count; // written only by owner (release), read with acquire
 

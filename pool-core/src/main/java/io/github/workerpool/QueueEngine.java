@@ -694,11 +694,7 @@ final class QueueEngine extends Engine {
      * by a searcher whose spin ran out, neither of which should pull the counts' line or the
      * engine's fields (read by both sides per task) from the other cores.
      */
-    abstract static class SlotsPadBefore {
-        long p01, p02, p03, p04, p05, p06, p07, p08;
-    }
-
-    abstract static class SlotsFields extends SlotsPadBefore {
+    abstract static class SlotsFields extends LinePad {
         volatile long admitted;  // slots producers took (and workers letting a waiting caller in)
         volatile long takenSeen; // a recent taken.sum(), only ever behind the truth
         volatile long admittedCounted; // slots taken for tasks the pool had counted (waiting callers'); before `admitted`
@@ -744,14 +740,7 @@ final class QueueEngine extends Engine {
      * workers for each task they take while a caller waits, which must not pull in the engine's
      * fields that every producer and worker reads per task.
      */
-    abstract static class AdmissionPadBefore {
-        // p00 takes the 4 bytes after the object header, where the layout would put an int of a
-        // subclass (claimed, unpadded, and on another line than pending).
-        int p00;
-        long p01, p02, p03, p04, p05, p06, p07, p08;
-    }
-
-    abstract static class AdmissionFields extends AdmissionPadBefore {
+    abstract static class AdmissionFields extends LinePad {
         volatile int claimed; // 1: a worker holds or waits for the pool's lock to let waiting callers in
         volatile int pending; // 1: a take marked for that worker
     }

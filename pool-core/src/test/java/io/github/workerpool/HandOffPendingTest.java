@@ -32,15 +32,7 @@ class HandOffPendingTest extends PoolTestSupport {
         AtomicLong ran = new AtomicLong();
         Runnable task = ran::incrementAndGet;
         int each = 50_000;
-        List<Thread> producers = new ArrayList<>();
-        for (int p = 0; p < PRODUCERS; p++) {
-            producers.add(start("producer-" + p, () -> {
-                for (int i = 0; i < each; i++) {
-                    pool.execute(task);
-                }
-            }));
-        }
-        joinAll(producers, 60);
+        submitFromThreads(pool, PRODUCERS, each, task);
         pool.shutdown();
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         assertThat(ran.get()).isEqualTo((long) PRODUCERS * each);
