@@ -266,13 +266,20 @@ public final class AdaptiveCapacity implements AutoCloseable {
     }
 
     private boolean ignore() {
-        Started s = this.started.get();
+        return countOut(this.started.get());
+    }
+
+    /**
+     * Takes the thread's task out of the count of tasks in flight; false if it was not counted: it
+     * ended or left already, or it started before a switch (counted no more, see the notes).
+     */
+    private boolean countOut(Started s) {
         if (!s.active) {
             return false;
         }
         s.active = false;
         if (s.generation != this.generation) {
-            return false; // started before a switch: counted no more (see the notes)
+            return false;
         }
         this.inflight.decrementAndGet();
         return true;
@@ -425,16 +432,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 RUNNING.set(s.outer);
                 s.outer = null;
             }
-            if (!s.active) {
-                return;
+            if (countOut(s)) {
+                sample(s.generation, s.inflight, runNanos, failure != null && dropOn.test(failure));
             }
-            s.active = false;
-            int gen = s.generation;
-            if (gen != generation) {
-                return;
-            }
-            inflight.decrementAndGet();
-            sample(gen, s.inflight, runNanos, failure != null && dropOn.test(failure));
         }
 
         @Override
