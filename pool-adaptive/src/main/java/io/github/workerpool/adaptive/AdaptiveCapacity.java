@@ -58,9 +58,13 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * ON -> OFF in disable() (the configured capacity is put back) or when a foreign capacity change
      * is seen (the pool keeps it). Any -> CLOSED in close(): off for good.
      *
-     * Generations: each switch bumps `generation` and resets `inflight`. A task records the
-     * generation it started in; a task that ends in another one (it was running across a switch) is
-     * neither a sample nor counted down, so the count of tasks in flight never drifts.
+     * Epochs: each switch starts a new Epoch, a generation number with a count of tasks in flight
+     * of its own. A task records the epoch it started in and counts itself in that epoch's count;
+     * a task that ends in another one (it was running across a switch) is neither a sample nor
+     * counted down. The count belongs to the epoch, so a task that read the old epoch just as a
+     * switch happened counts in the old one: a generation and a shared counter reset at the switch
+     * left a task that read the generation before the reset and counted after it in the new count
+     * for good (one too many, per such race).
      *
      * Foreign changes: the pool is tuned with a reconfigure that changes the capacity only if it is
      * still the one this object set last (a compare-and-set under the pool's own lock); if it is not,
@@ -98,13 +102,11 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** The instance whose pool runs a task on this thread now, for {@link #ignoreCurrentTask()}. */
     private static final ThreadLocal<AdaptiveCapacity> RUNNING = new ThreadLocal<>();
 
-    private final AtomicInteger inflight = new AtomicInteger();
-
     private final AtomicLong adjustments = new AtomicLong();
 
     private final Object lock = new Object();
 
-    private volatile int generation;
+    private volatile Epoch epoch = new Epoch(0);
 
     private volatile boolean enabled;
 
@@ -224,8 +226,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
             this.aimdTimeout = this.pool.config().runTimeout();
             this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
                     this.aimdTimeout, true);
-            this.inflight.set(0);
-            this.generation++;
+            this.epoch = new Epoch(this.epoch.generation + 1);
             this.enabled = true;
             this.pool.addListener(this.watcher);
         }
@@ -266,23 +267,36 @@ public final class AdaptiveCapacity implements AutoCloseable {
     }
 
     private boolean ignore() {
-        return countOut(this.started.get());
+        return countOut(this.started.get()) != null;
     }
 
     /**
-     * Takes the thread's task out of the count of tasks in flight; false if it was not counted: it
-     * ended or left already, or it started before a switch (counted no more, see the notes).
+     * Counts the thread's task in {@code e}, the epoch read when it started (taskStarted passes the
+     * current one; tests pass an older one to play a switch between the read and the count).
      */
-    private boolean countOut(Started s) {
+    void countIn(Started s, Epoch e) {
+        s.active = true;
+        s.epoch = e;
+        s.inflight = e.inflight.incrementAndGet();
+    }
+
+    /**
+     * Takes the thread's task out of the count of tasks in flight; returns the epoch it was counted
+     * in, or null if it was not counted: it ended or left already, or it started before a switch
+     * (counted no more, see the notes).
+     */
+    Epoch countOut(Started s) {
         if (!s.active) {
-            return false;
+            return null;
         }
         s.active = false;
-        if (s.generation != this.generation) {
-            return false;
+        Epoch e = s.epoch;
+        s.epoch = null;
+        if (e != this.epoch) {
+            return null;
         }
-        this.inflight.decrementAndGet();
-        return true;
+        e.inflight.decrementAndGet();
+        return e;
     }
 
     /** Disables it for good; {@link #enable()} then throws. */
@@ -304,7 +318,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** Leaves the ON state; the caller holds the lock and decides the capacity. */
     private void stop() {
         this.enabled = false;
-        this.generation++;
+        this.epoch = new Epoch(this.epoch.generation + 1);
         this.pool.removeListener(this.watcher);
     }
 
@@ -316,7 +330,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
     private void follow(int generation, int next) {
         int foreign;
         synchronized (this.lock) {
-            if (!this.enabled || this.generation != generation) {
+            if (!this.enabled || this.epoch.generation != generation) {
                 return;
             }
             int expected = this.limit;
@@ -346,7 +360,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     void sample(int gen, int inflight, long runNanos, boolean drop) {
         Limit current = this.algorithmLimit;
-        if (current == null || gen != this.generation) {
+        if (current == null || gen != this.epoch.generation) {
             return;
         }
         if (this.algorithm == Algorithm.AIMD && !Objects.equals(this.pool.config().runTimeout(), this.aimdTimeout)) {
@@ -370,7 +384,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     private Limit rebuildAimd(int gen) {
         synchronized (this.lock) {
-            if (!this.enabled || this.generation != gen) {
+            if (!this.enabled || this.epoch.generation != gen) {
                 return null;
             }
             Duration timeout = this.pool.config().runTimeout();
@@ -385,22 +399,41 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     /** The current generation, for {@link #sample}. */
     int generation() {
-        return this.generation;
+        return this.epoch.generation;
+    }
+
+    /** The current epoch (tests). */
+    Epoch epoch() {
+        return this.epoch;
     }
 
     /** Tasks it counts in flight now. */
     int inflight() {
-        return this.inflight.get();
+        return this.epoch.inflight.get();
+    }
+
+    /** A generation of the ON state (or of an OFF state between two), with its own count of tasks in flight. */
+    static final class Epoch {
+
+        final int generation;
+
+        final AtomicInteger inflight = new AtomicInteger();
+
+        Epoch(int generation) {
+            this.generation = generation;
+        }
     }
 
     /** What a worker knows about the task it runs; one per thread. */
-    private static final class Started {
+    static final class Started {
 
         /** Counted: in flight, and a sample when it ends. */
         boolean active;
 
-        int generation;
+        /** The epoch it counts in while active. */
+        Epoch epoch;
 
+        /** Tasks in flight when it started, itself included. */
         int inflight;
 
         /** Between taskStarted and taskEnded (active or not). */
@@ -416,9 +449,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
         @Override
         public void taskStarted(Pool p, long queuedNanos) {
             Started s = started.get();
-            s.active = true;
-            s.generation = generation;
-            s.inflight = inflight.incrementAndGet();
+            countIn(s, epoch);
             s.running = true;
             s.outer = RUNNING.get();
             RUNNING.set(AdaptiveCapacity.this);
@@ -432,8 +463,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 RUNNING.set(s.outer);
                 s.outer = null;
             }
-            if (countOut(s)) {
-                sample(s.generation, s.inflight, runNanos, failure != null && dropOn.test(failure));
+            Epoch e = countOut(s);
+            if (e != null) {
+                sample(e.generation, s.inflight, runNanos, failure != null && dropOn.test(failure));
             }
         }
 

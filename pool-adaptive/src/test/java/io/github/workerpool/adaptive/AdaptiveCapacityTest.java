@@ -435,6 +435,27 @@ class AdaptiveCapacityTest {
         assertThat(adaptive.inflight()).isZero();
     }
 
+    @Test
+    void taskThatReadTheEpochJustBeforeASwitch_countsInTheOldOne_andTheNewCountStaysExact() {
+        WorkerPool pool = pool(4);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().attach(pool);
+        AdaptiveCapacity.Started task = new AdaptiveCapacity.Started();
+        // taskStarted reads the epoch, then counts in it: a switch lands between the two.
+        AdaptiveCapacity.Epoch read = adaptive.epoch();
+        adaptive.disable();
+        adaptive.enable();
+        adaptive.countIn(task, read);
+        assertThat(adaptive.inflight()).as("the new epoch counts no task that started before it").isZero();
+        assertThat(adaptive.countOut(task)).as("ending in another epoch: no sample, no count down").isNull();
+        assertThat(adaptive.inflight()).isZero();
+
+        AdaptiveCapacity.Started next = new AdaptiveCapacity.Started();
+        adaptive.countIn(next, adaptive.epoch());
+        assertThat(adaptive.inflight()).isEqualTo(1);
+        assertThat(adaptive.countOut(next)).isSameAs(adaptive.epoch());
+        assertThat(adaptive.inflight()).as("a task of this epoch counts up and down in it").isZero();
+    }
+
     // ---------------------------------------------------------------- bad input
 
     @Test
