@@ -360,7 +360,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     void sample(int gen, int inflight, long runNanos, boolean drop) {
         Limit current = this.algorithmLimit;
-        if (current == null || gen != this.epoch.generation) {
+        if (current == null || !this.enabled || gen != this.epoch.generation) { // off: the limit is retired
             return;
         }
         if (this.algorithm == Algorithm.AIMD && !Objects.equals(this.pool.config().runTimeout(), this.aimdTimeout)) {
@@ -449,7 +449,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
         @Override
         public void taskStarted(Pool p, long queuedNanos) {
             Started s = started.get();
-            countIn(s, epoch);
+            countIn(s, epoch); // one read: the epoch it counts in is the one it recorded (see the notes)
             s.running = true;
             s.outer = RUNNING.get();
             RUNNING.set(AdaptiveCapacity.this);

@@ -445,6 +445,7 @@ class AdaptiveCapacityTest {
         adaptive.disable();
         adaptive.enable();
         adaptive.countIn(task, read);
+        assertThat(read.inflight).as("it counts in the epoch it read").hasValue(1);
         assertThat(adaptive.inflight()).as("the new epoch counts no task that started before it").isZero();
         assertThat(adaptive.countOut(task)).as("ending in another epoch: no sample, no count down").isNull();
         assertThat(adaptive.inflight()).isZero();
