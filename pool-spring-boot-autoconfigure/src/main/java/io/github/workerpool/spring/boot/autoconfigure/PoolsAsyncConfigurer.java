@@ -57,11 +57,15 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
         catch (NoSuchBeanDefinitionException ex) {
             throw noSuchPool(defaultPool, Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false)));
         }
-        if (!(bean instanceof Executor)) {
+        if (!(bean instanceof Executor) || !(bean instanceof Pool)) {
+            // Another executor would run plain @Async where the meters, events, endpoint and health
+            // do not look; Spring Boot's own executor is what plain @Async uses without the property.
             throw new PoolConfigurationException("pools.default-pool", defaultPool,
                     "'" + defaultPool + "' is a " + bean.getClass().getSimpleName()
-                            + ", which cannot run @Async methods",
-                    "Set pools.default-pool to a pool of pools.instances or a WorkerPool bean.");
+                            + ((bean instanceof Executor) ? ", not a pool: plain @Async would run where the pools'"
+                                    + " meters and endpoint do not look" : ", which cannot run @Async methods"),
+                    "Set pools.default-pool to a pool of pools.instances or a Pool bean that runs Runnables"
+                            + " (WorkerPool, MultiPool), or remove it to keep Spring Boot's executor for plain @Async.");
         }
     }
 

@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
@@ -21,7 +22,11 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.beans.BeanUtils;
 import org.springframework.core.env.Environment;
+
+import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsProperties;
+import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
 
 /**
  * Binds {@code pools.*} for the registrar, which runs before any bean exists, and reports a value
@@ -50,9 +55,12 @@ final class PoolsPropertiesBinding {
 
     private static final ConfigurationPropertyName POOLS = ConfigurationPropertyName.of("pools");
 
-    /** The groups under {@code pools} that other classes bind. */
-    private static final List<ConfigurationPropertyName> BOUND_ELSEWHERE = List.of(
-            ConfigurationPropertyName.of("pools.events"), ConfigurationPropertyName.of("pools.web-server"));
+    /** The groups under {@code pools} that other classes bind, and those classes. */
+    private static final Map<ConfigurationPropertyName, Class<?>> BOUND_ELSEWHERE_TYPES = Map.of(
+            ConfigurationPropertyName.of("pools.events"), PoolEventsProperties.class,
+            ConfigurationPropertyName.of("pools.web-server"), WebServerPoolProperties.class);
+
+    private static final List<ConfigurationPropertyName> BOUND_ELSEWHERE = List.copyOf(BOUND_ELSEWHERE_TYPES.keySet());
 
     /** Every group under {@code pools}, by its last name element. */
     private static final List<String> GROUPS = Stream.concat(Stream.of("defaults", "instances"),
@@ -90,6 +98,49 @@ final class PoolsPropertiesBinding {
             UnboundConfigurationPropertiesException unbound = unbound(ex);
             throw (unbound != null) ? unknownOption(unbound, ex) : translate(ex, environment);
         }
+    }
+
+    /**
+     * Refuses a key that no option of {@code pools.events} or {@code pools.web-server} has, as
+     * {@link #bind} does for the rest of {@code pools}: the classes that read those groups bind
+     * them leniently, as Spring Boot does, where a misspelt key (reserved-thread) would leave its
+     * default in place without a word. At startup only: a refresh that changes these groups is
+     * warned about (they take a restart), and a typo there must not hold back the pools' own changes.
+     * @throws PoolConfigurationException naming the first unknown key and the option it most likely meant
+     */
+    static void checkGroupsBoundElsewhere(Environment environment) {
+        Binder binder = Binder.get(environment);
+        for (Map.Entry<ConfigurationPropertyName, Class<?>> group : BOUND_ELSEWHERE_TYPES.entrySet()) {
+            try {
+                binder.bind(group.getKey(), Bindable.of(group.getValue()),
+                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+            }
+            catch (BindException ex) {
+                UnboundConfigurationPropertiesException unbound = unbound(ex);
+                if (unbound == null) {
+                    continue; // a bad value: the group's own binding reports it, with its fix
+                }
+                ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
+                String prefix = group.getKey().toString();
+                String typed = property.getName().toString().substring(prefix.length() + 1);
+                String meant = closest(typed, options(group.getValue())::iterator);
+                String where = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+                throw new PoolConfigurationException(property.getName().toString(), property.getValue(),
+                        "no option of " + prefix + " has this name" + where,
+                        ((meant != null) ? "Did you mean " + prefix + "." + meant + "? Rename it, or remove it."
+                                : "Remove it.") + " The options of " + prefix + " are " + options(group.getValue())
+                                    .map((option) -> prefix + "." + option).toList() + ".",
+                        ex);
+            }
+        }
+    }
+
+    /** The options a properties class binds, dashed: its writable JavaBean properties. */
+    private static Stream<String> options(Class<?> type) {
+        return Stream.of(BeanUtils.getPropertyDescriptors(type))
+            .filter((descriptor) -> descriptor.getWriteMethod() != null)
+            .map((descriptor) -> DataObjectPropertyName.toDashedForm(descriptor.getName()))
+            .sorted();
     }
 
     private static UnboundConfigurationPropertiesException unbound(Throwable ex) {

@@ -61,6 +61,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
+        PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment);
         checkContextPropagation(properties, this.classLoader);
         PoolSettings.checkDefaults(properties.getDefaults(), this.classLoader);
         List<PoolSettings> pools = new ArrayList<>();

@@ -174,6 +174,19 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void defaultPoolThatIsAnExecutorButNoPoolFailsStartup() {
+        // Found by a review: the README promised this, and any Executor bean passed.
+        this.runner.withPropertyValues("pools.default-pool=direct")
+            .withBean("direct", java.util.concurrent.Executor.class, () -> Runnable::run)
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).contains("pools.default-pool", "'direct'", "not a pool");
+                assertThat(analysis.getAction()).contains("a Pool bean that runs Runnables",
+                        "or remove it to keep Spring Boot's executor");
+            });
+    }
+
+    @Test
     void defaultPoolThatIsAPrototypeFailsStartupWithoutMakingOne() {
         // Found by a review: the check made an instance nobody closed, and @Async's first call another.
         List<Pool> made = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -637,6 +650,25 @@ class PoolsAutoConfigurationTests {
         this.runner.withPropertyValues("pools.defaults.capacity=2", "pools.instances.mail.capacity=2", "pools.instances.reports=",
                 "pools.events.enabled=false", "pools.web-server.pool=mail")
             .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void misspeltKeyUnderTheGroupsOtherClassesBindFailsStartupToo() {
+        // Bound leniently by their own classes, reserved-thread would leave 2 threads reserved without a word.
+        this.runner.withPropertyValues("pools.instances.mail.capacity=2", "pools.web-server.reserved-thread=4")
+            .run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).startsWith(
+                        "Invalid value '4' for property 'pools.web-server.reserved-thread': no option of pools.web-server has this name");
+                assertThat(analysis.getAction()).startsWith("Did you mean pools.web-server.reserved-threads?")
+                    .contains("pools.web-server.retry-after");
+            });
+        this.runner.withPropertyValues("pools.events.min-intervall=5s")
+            .run((context) -> assertThat(analyze(context).getAction())
+                .startsWith("Did you mean pools.events.min-interval?"));
+        this.runner.withPropertyValues("pools.events.colour=red")
+            .run((context) -> assertThat(analyze(context).getAction()).startsWith("Remove it. The options of pools.events are [")
+                .contains("pools.events.check-interval", "pools.events.enabled"));
     }
 
     @Test
