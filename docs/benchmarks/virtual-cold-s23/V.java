@@ -82,6 +82,7 @@ public class V {
         long t0 = System.nanoTime();
         String[] cpuAt = new String[2]; String[] cpuAt2 = new String[1];
         if (Boolean.getBoolean("cpu")) { cpuAt[0] = cpuByGroup(); Thread mon = new Thread(() -> { try { Thread.sleep(Long.getLong("cpu.at", 300)); } catch (InterruptedException e) { } cpuAt[1] = cpuByGroup(); try { Thread.sleep(Long.getLong("cpu.at2", 800)); } catch (InterruptedException e) { } cpuAt2[0] = cpuByGroup(); }); mon.setDaemon(true); mon.start(); }
+        StringBuilder RAMP = new StringBuilder(); if (P != null && Boolean.getBoolean("ramp")) { final long tz = t0; Thread rm = new Thread(() -> { for (int k = 0; k < 40; k++) { try { Thread.sleep(10); } catch (InterruptedException e) { } synchronized (RAMP) { RAMP.append(' ').append((System.nanoTime() - tz) / 1000000).append(':').append(P.running()).append('/').append(10000 - remaining.get() / 1); } } }); rm.setDaemon(true); rm.start(); }
         long[] sm = new long[4]; for (int i = 0; i < tasks; i++) { t.submit(task); if (i == 9999) sm[0] = System.nanoTime(); if (P != null && RSON && (i % 2000 == 1999) && i < 40000) RS.append(' ').append(i + 1).append(':').append(P.running()).append('/').append(P.idle()).append(" q=").append(P.queued()); if (i == 99999) sm[1] = System.nanoTime(); } long ts = System.nanoTime();
         while (remaining.get() != 0) LockSupport.park();
         long t1 = System.nanoTime();
@@ -89,6 +90,7 @@ public class V {
         if (cpuAt[0] != null) System.out.println("CPU before" + cpuAt[0] + " | at" + cpuAt[1] + " | at2" + cpuAt2[0] + " | end" + cpuByGroup());
         if (up0 >= 0) System.out.println("UPTIME0 " + up0);
         if (RSON) System.out.println("RS" + RS);
+        if (RAMP.length() > 0) synchronized (RAMP) { System.out.println("RAMP" + RAMP); }
         System.out.printf("T0 %.6f T1 %.6f%n", t0 / 1e9, t1 / 1e9); Thread.sleep(300); t.close();
     }
 }
