@@ -203,6 +203,11 @@
       // SBA keeps this view when only the instance in the route changes: each instance is a new
       // generation, and an answer from an older one (a poll, a tune) is dropped.
       var generation = 0;
+      // A poll that was out while a write was answered may have read the pool before the write:
+      // for that pool the write's answer is kept, else the old values would come back until the
+      // next poll. Writes answered so far, and the count when each pool's last one was.
+      var writes = 0;
+      var writtenAt = {};
 
       function current(gen) {
         return gen === generation && !stopped;
@@ -210,11 +215,18 @@
 
       function refresh() {
         var gen = generation;
+        var seen = writes;
         return props.instance.axios.get('actuator/pools', QUIET).then(function (response) {
           if (!current(gen)) {
             return;
           }
-          state.pools = (response.data && response.data.pools) || {};
+          var pools = (response.data && response.data.pools) || {};
+          Object.keys(writtenAt).forEach(function (name) {
+            if (writtenAt[name] > seen && pools[name] && state.pools && state.pools[name]) {
+              pools[name] = state.pools[name];
+            }
+          });
+          state.pools = pools;
           state.error = null;
           state.updated = new Date();
         }, function (error) {
@@ -240,6 +252,7 @@
         state.forms = {};
         state.messages = {};
         state.busy = {};
+        writtenAt = {};
         refresh();
       });
       Vue.onBeforeUnmount(function () {
@@ -274,6 +287,7 @@
           if (!current(gen)) {
             return;
           }
+          writtenAt[name] = ++writes;
           state.pools[name] = response.data;
           closeForm(name);
           say(name, 'tuned: ' + summary(body), true);
@@ -296,6 +310,7 @@
             return;
           }
           if (response.data && response.data.pool) {
+            writtenAt[name] = ++writes;
             state.pools[name] = response.data.pool;
           }
           say(name, 'purged ' + (response.data ? response.data.purged : 0) + ' idle workers', true);

@@ -238,6 +238,80 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void aPollThatReadThePoolBeforeATune_doesNotBringBackItsOldValues() throws Exception {
+        // Found by a review: a poll that was out while a tune was answered overwrote the tuned
+        // values with the ones it had read before, until the next poll two seconds later.
+        openBrowser();
+        String one = this.ids.get("one");
+        int capacity = mail("one").get("capacity").asInt();
+        int tuned = capacity + 5;
+        try {
+            this.browser.get(this.adminUrl + "/instances/" + one + "/pools");
+            WebDriverWait wait = patiently();
+            wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
+            // Hold the answers of the view's polls (GET .../actuator/pools) in the page until released.
+            this.browser.executeScript(HOLD_POLLS);
+            wait.until((d) -> ((Number) this.browser.executeScript("return window.__held.length;")).intValue() >= 1);
+            // That poll has read the pool; now tune it (a POST: not held).
+            WebElement mail = this.browser.findElement(pool("mail"));
+            mail.findElement(By.cssSelector("[data-action=tune]")).click();
+            option(mail, "capacity", Integer.toString(tuned));
+            mail.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().equals("tuned: capacity " + tuned));
+            wait.until((d) -> field(d.findElement(pool("mail")), "capacity").getText().equals(Integer.toString(tuned)));
+            assertThat(mail("one").get("capacity").asInt()).isEqualTo(tuned);
+            // The held poll now answers with what it read before the tune; the view takes it (its
+            // time of update changes) but keeps the tune's answer for mail.
+            String shown = this.browser.findElement(By.cssSelector(".wp-status")).getText();
+            this.browser.executeScript("window.__releasePolls();");
+            wait.until((d) -> !d.findElement(By.cssSelector(".wp-status")).getText().equals(shown));
+            assertThat(field(this.browser.findElement(pool("mail")), "capacity").getText())
+                .as("mail's capacity once the stale poll was taken").isEqualTo(Integer.toString(tuned));
+        }
+        finally {
+            Http.post(this.actuators.get("one") + "/pools/mail/tune", "{\"capacity\": " + capacity + "}",
+                    SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    /**
+     * Holds the page's answers to GET .../actuator/pools (SBA's axios reads them in the XHR's
+     * loadend handler) until {@code window.__releasePolls()}; {@code window.__held} lists them.
+     */
+    private static final String HOLD_POLLS = """
+            window.__held = [];
+            window.__holdPolls = true;
+            var proto = XMLHttpRequest.prototype;
+            var open = proto.open;
+            proto.open = function (method, url) {
+              this.__poll = String(method).toUpperCase() === 'GET' && /actuator\\/pools$/.test(String(url));
+              return open.apply(this, arguments);
+            };
+            var loadend = Object.getOwnPropertyDescriptor(XMLHttpRequestEventTarget.prototype, 'onloadend');
+            Object.defineProperty(proto, 'onloadend', {
+              configurable: true,
+              get: function () { return loadend.get.call(this); },
+              set: function (handler) {
+                var xhr = this;
+                loadend.set.call(this, function (event) {
+                  if (xhr.__poll && window.__holdPolls) {
+                    window.__held.push(function () { handler.call(xhr, event); });
+                  } else {
+                    handler.call(xhr, event);
+                  }
+                });
+              }
+            });
+            window.__releasePolls = function () {
+              window.__holdPolls = false;
+              var held = window.__held;
+              window.__held = [];
+              held.forEach(function (deliver) { deliver(); });
+            };
+            """;
+
+    @Test
     void theFormTunesEveryLiveOption_andAnEmptiedDurationClearsIt() throws Exception {
         openBrowser();
         String two = this.ids.get("two");
