@@ -1,6 +1,5 @@
 package io.github.workerpool;
 
-import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -12,10 +11,12 @@ import java.util.Spliterators;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -107,24 +108,24 @@ public final class TaskGroup<R> {
     private boolean timedOut;  // the deadline cancelled a task
     private boolean stoppedByDeadline; // the deadline stopped the group (not cancel() or fail-fast before it)
     private Task<R> firstFailure;
+    /**
+     * The deadline's timer (Deadlines), armed while a task is pending: a group with nothing pending
+     * leaves no entry on the timer (a group per request would leave one per request until its
+     * deadline). A task submitted later arms it again; a submit or a wait past the deadline
+     * expires the group itself.
+     */
+    private ScheduledFuture<?> deadlineTimer;
+    private volatile boolean expired; // the deadline has stopped the group (or found it stopped)
+
+    /** Longest deadline honoured: beyond it (about 73 years) the nanosecond clock would overflow. */
+    private static final long MAX_DEADLINE_NANOS = Long.MAX_VALUE / 4;
 
     private TaskGroup(Builder b) {
         this.executor = b.executor;
         this.failFast = b.failFast;
         this.deadline = b.deadline;
-        this.deadlineAt = deadline == null ? 0L : System.nanoTime() + deadline.toNanos();
-        if (deadline != null) {
-            // Run on the JDK's delay thread itself (as CompletableFuture.orTimeout does), not handed
-            // to the common pool, which may be busy for as long as it likes (blocking work in
-            // parallel streams or supplyAsync) and would hold the deadline up as long.
-            WeakReference<TaskGroup<R>> ref = new WeakReference<>(this);
-            CompletableFuture.delayedExecutor(deadline.toNanos(), TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
-                TaskGroup<R> g = ref.get();
-                if (g != null) {
-                    g.expire();
-                }
-            });
-        }
+        this.deadlineAt = deadline == null ? 0L
+                : System.nanoTime() + Math.min(PoolConfig.saturatedNanos(deadline), MAX_DEADLINE_NANOS);
     }
 
     /**
@@ -183,6 +184,9 @@ public final class TaskGroup<R> {
             tasks.add(t);
             pending++;
             cancelNow = stopped;
+            if (!stopped && deadline != null && deadlineTimer == null) {
+                deadlineTimer = Deadlines.schedule(this, Math.max(0L, deadlineAt - System.nanoTime()));
+            }
         } finally {
             lock.unlock();
         }
@@ -229,22 +233,29 @@ public final class TaskGroup<R> {
             @Override
             public boolean hasNext() {
                 notFromOwnTask("completions()");
-                lock.lock();
-                try {
-                    while (cursor >= completed.size()) {
-                        if (pending == 0) {
-                            return false;
+                for (;;) {
+                    lock.lock();
+                    try {
+                        while (cursor >= completed.size()) {
+                            if (pending == 0) {
+                                return false;
+                            }
+                            try {
+                                if (!awaitChangeLocked()) {
+                                    break; // past the deadline: expire below, then look again
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new CancellationException("interrupted while waiting for the next task of the group");
+                            }
                         }
-                        try {
-                            changed.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new CancellationException("interrupted while waiting for the next task of the group");
+                        if (cursor < completed.size()) {
+                            return true;
                         }
+                    } finally {
+                        lock.unlock();
                     }
-                    return true;
-                } finally {
-                    lock.unlock();
+                    expire();
                 }
             }
 
@@ -290,19 +301,26 @@ public final class TaskGroup<R> {
      */
     public List<R> awaitAll() throws InterruptedException, ExecutionException, TimeoutException {
         notFromOwnTask("awaitAll()");
-        List<Task<R>> all;
-        Task<R> first;
-        boolean late;
-        lock.lock();
-        try {
-            while (pending > 0) {
-                changed.await();
+        List<Task<R>> all = null;
+        Task<R> first = null;
+        boolean late = false;
+        while (all == null) {
+            lock.lock();
+            try {
+                while (pending > 0 && awaitChangeLocked()) {
+                    // woken by a task's end, or timed out at the deadline
+                }
+                if (pending == 0) {
+                    all = new ArrayList<>(tasks);
+                    first = firstFailure;
+                    late = timedOut;
+                }
+            } finally {
+                lock.unlock();
             }
-            all = new ArrayList<>(tasks);
-            first = firstFailure;
-            late = timedOut;
-        } finally {
-            lock.unlock();
+            if (all == null) {
+                expire(); // past the deadline with tasks pending: the timer is late; do its work here
+            }
         }
         if (first != null) {
             if (!failFast) {
@@ -354,6 +372,7 @@ public final class TaskGroup<R> {
 
     /** Whether the group was cancelled, failed fast or passed its deadline, so that new tasks are cancelled. */
     public boolean isStopped() {
+        expireIfDue();
         lock.lock();
         try {
             return stopped;
@@ -372,6 +391,16 @@ public final class TaskGroup<R> {
         }
     }
 
+    /** Whether the deadline's timer is armed (tests). */
+    boolean deadlineArmed() {
+        lock.lock();
+        try {
+            return deadlineTimer != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     @Override
     public String toString() {
         Counts c = counts();
@@ -383,13 +412,33 @@ public final class TaskGroup<R> {
     // ---------------------------------------------------------------- internals
 
     private void expireIfDue() {
-        if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
+        if (deadline != null && !expired && System.nanoTime() - deadlineAt >= 0) {
             expire();
         }
     }
 
-    private void expire() {
+    /** Stops the group for its deadline (Deadlines' timer, or a submit or wait that finds it past). */
+    void expire() {
+        expired = true;
         stop(true);
+    }
+
+    /**
+     * Waits for a task to end, under the lock, no later than the deadline: a wait bounded only by
+     * the timer would last as long as the timer is late. False once the deadline has passed (the
+     * caller unlocks and expires the group: its cancels must not run under the lock).
+     */
+    private boolean awaitChangeLocked() throws InterruptedException {
+        if (deadline == null) {
+            changed.await();
+            return true;
+        }
+        long left = deadlineAt - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        changed.awaitNanos(left);
+        return true;
     }
 
     private int stop(boolean byDeadline) {
@@ -399,8 +448,8 @@ public final class TaskGroup<R> {
         List<Task<R>> cancelledNow = new ArrayList<>();
         lock.lock();
         try {
-            if (byDeadline && pending > 0) {
-                timedOut = true;
+            if (byDeadline && !stopped && pending > 0) {
+                timedOut = true; // not for a group the user or fail-fast stopped first
             }
             if (byDeadline && !stopped) {
                 stoppedByDeadline = true; // so a task submitted later, and cancelled, counts as timed out
@@ -450,7 +499,12 @@ public final class TaskGroup<R> {
         }
         switch (state) {
             case SUCCEEDED -> t.done.complete(value);
-            case FAILED -> t.done.completeExceptionally(error);
+            // A CancellationException or CompletionException the task threw would otherwise read
+            // as a cancel, or be unwrapped, by the CompletableFuture: wrapped, get() and join()
+            // report it as the task's failure, as for any other exception.
+            case FAILED -> t.done.completeExceptionally(
+                    (error instanceof CancellationException || error instanceof CompletionException)
+                            ? new CompletionException(error) : error);
             default -> t.done.cancel(false);
         }
         if (failFastNow) {
@@ -472,8 +526,13 @@ public final class TaskGroup<R> {
         t.interruptOnCancel = interrupt && t.runner != Thread.currentThread();
         t.value = value;
         t.error = error;
+        t.work = null; // its closure may hold the task's data, and the group keeps the handle
         t.state = state;
         pending--;
+        if (pending == 0 && deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
         completed.add(t);
         switch (state) {
             case SUCCEEDED -> succeeded++;
@@ -531,7 +590,7 @@ public final class TaskGroup<R> {
     public static final class Task<R> implements Future<R> {
         private final TaskGroup<R> group;
         private final int index;
-        private final Work<R> work;
+        private Work<R> work; // cleared when the task ends (under the group's lock, before state)
         private final CompletableFuture<R> done = new CompletableFuture<>();
         private volatile Future<?> poolFuture;
         private volatile Thread runner;
@@ -551,12 +610,13 @@ public final class TaskGroup<R> {
             if (state != PENDING) {
                 return null;
             }
+            Work<R> w = work; // read before state, which the end writes after clearing it
             runner = Thread.currentThread();
             try {
-                if (state != PENDING) {
+                if (state != PENDING || w == null) {
                     return null;
                 }
-                R v = call();
+                R v = call(w);
                 group.finish(this, SUCCEEDED, v, null);
                 return v;
             } catch (Throwable t) {
@@ -571,11 +631,11 @@ public final class TaskGroup<R> {
          * Runs the work marked as this thread's task, and only the work: finishing completes the
          * task's futures, whose callbacks run here and may wait for the task, now done.
          */
-        private R call() throws Exception {
+        private R call(Work<R> w) throws Exception {
             Task<?> outer = RUNNING.get();
             RUNNING.set(this);
             try {
-                return work.call(this);
+                return w.call(this);
             } finally {
                 if (outer == null) {
                     RUNNING.remove();
@@ -699,19 +759,44 @@ public final class TaskGroup<R> {
         @Override
         public R get() throws InterruptedException, ExecutionException {
             notFromItself("get()");
-            return done.get();
+            try {
+                done.get();
+            } catch (ExecutionException | CancellationException e) {
+                // reported from the task's own state below
+            }
+            return outcome();
         }
 
         @Override
         public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
             notFromItself("get(timeout)");
-            return done.get(timeout, unit);
+            try {
+                done.get(timeout, unit);
+            } catch (ExecutionException | CancellationException e) {
+                // reported from the task's own state below
+            }
+            return outcome();
+        }
+
+        /** The Future contract from the task's state: its value, its error in an ExecutionException, or a cancel. */
+        private R outcome() throws ExecutionException {
+            switch (state) {
+                case SUCCEEDED:
+                    return value;
+                case FAILED:
+                    throw new ExecutionException(error);
+                default:
+                    throw new CancellationException("task " + index + " of the group was cancelled");
+            }
         }
 
         /**
          * Returns a {@link CompletableFuture} that completes with the task: normally with its value,
-         * exceptionally with its error, or cancelled. Completing or cancelling the returned future
-         * does not affect the task; cancel through this handle.
+         * exceptionally with its error (a {@link CancellationException} or {@link CompletionException}
+         * the task threw comes wrapped in a {@code CompletionException}, so that it reads as a
+         * failure), or cancelled. Completing or cancelling the returned future does not affect the
+         * task; cancel through this handle. Its callbacks run on the thread that ends the task: the
+         * worker, the canceller, or, for the deadline, a thread of this library's own.
          */
         public CompletableFuture<R> toCompletableFuture() {
             return done.copy();
@@ -751,8 +836,11 @@ public final class TaskGroup<R> {
         /**
          * Longest the group may take, counted from {@link #build()}: then every unfinished task is
          * cancelled, later submissions are cancelled, and {@link TaskGroup#awaitAll()} throws
-         * {@link TimeoutException}. The JDK's {@link CompletableFuture} delay thread cancels them,
-         * so a busy pool or common pool does not hold the deadline up. Default: none.
+         * {@link TimeoutException}. A timer thread of this library hands each expiry to a thread
+         * of its own, so neither a busy pool nor a busy common pool holds the deadline up, and the
+         * callbacks the cancels run (those of {@link Task#toCompletableFuture()}) hold up no other
+         * group's deadline; {@code awaitAll()} and {@code completions()} wait no longer than the
+         * deadline either way. Default: none.
          */
         public Builder deadline(Duration deadline) {
             if (deadline == null || deadline.isNegative() || deadline.isZero()) {

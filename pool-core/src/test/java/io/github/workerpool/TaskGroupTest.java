@@ -1,6 +1,7 @@
 package io.github.workerpool;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
@@ -480,6 +481,128 @@ class TaskGroupTest {
         Latches.pass(taskReturned);
         assertThat(interrupted).as("interrupted by its own cancel").hasValue(0);
         assertThat(group.tasks().get(0).isCancelled()).isTrue();
+    }
+
+    @Test
+    void aDeadlinesCallbackThatBlocks_holdsUpNoOtherGroupsDeadline() throws Exception {
+        // Found by a review: the deadline ran on the JDK's one delay thread, and the cancel ran the
+        // task's CompletableFuture callbacks there: one that blocked held up every deadline (and
+        // orTimeout) of the JVM. Nothing here waits on the second group, so only its timer ends it.
+        WorkerPool pool = pool(2);
+        CountDownLatch releaseCallback = new CountDownLatch(1);
+        CountDownLatch callbackRunning = new CountDownLatch(1);
+        List<String> callbackThread = new CopyOnWriteArrayList<>();
+        try {
+            TaskGroup<Integer> first = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(50)).build());
+            first.submit(() -> {
+                new CountDownLatch(1).await(); // only the deadline ends this
+                return 1;
+            }).toCompletableFuture().whenComplete((v, e) -> {
+                callbackThread.add(Thread.currentThread().getName());
+                callbackRunning.countDown();
+                Latches.pass(releaseCallback); // a callback that blocks the thread that cancelled the task
+            });
+            Latches.pass(callbackRunning);
+            TaskGroup<Integer> second = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(50)).build());
+            TaskGroup.Task<Integer> waiting = second.submit(() -> {
+                new CountDownLatch(1).await();
+                return 2;
+            });
+            await().atMost(WAIT).until(waiting::isCancelled);
+            assertThat(callbackThread).singleElement().asString().startsWith("workerpool-task-group-expiry-");
+        } finally {
+            releaseCallback.countDown();
+        }
+    }
+
+    @Test
+    @Timeout(20) // a wait bounded only by the timer would wait for it here
+    void awaitAllAndCompletions_endAtTheDeadline_evenWhenTheTimerIsLate() throws Exception {
+        WorkerPool pool = pool(2);
+        CountDownLatch releaseTimer = new CountDownLatch(1);
+        CountDownLatch timerBusy = new CountDownLatch(1);
+        Deadlines.timer().execute(() -> {
+            timerBusy.countDown();
+            try {
+                releaseTimer.await(60, TimeUnit.SECONDS); // late for everything until released (or the test times out)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            Latches.pass(timerBusy);
+            TaskGroup<Integer> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(100)).build());
+            group.submit(() -> {
+                new CountDownLatch(1).await();
+                return 1;
+            });
+            assertThat(group.completions().map(TaskGroup.Task::isCancelled).toList()).containsExactly(true);
+            assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class);
+            assertThat(releaseTimer.getCount()).as("the timer was busy throughout").isEqualTo(1);
+        } finally {
+            releaseTimer.countDown();
+        }
+    }
+
+    @Test
+    void aGroupWithNothingPending_leavesNoTimerEntry_andATaskSubmittedLaterArmsItAgain() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<Integer> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofHours(1)).build());
+        assertThat(group.deadlineArmed()).as("nothing submitted").isFalse();
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGroup.Task<Integer> task = group.submit(() -> {
+            Latches.pass(release);
+            return 1;
+        });
+        assertThat(group.deadlineArmed()).as("a task pending").isTrue();
+        release.countDown();
+        assertThat(group.awaitAll()).containsExactly(1);
+        assertThat(group.deadlineArmed()).as("nothing pending").isFalse();
+        assertThat(task.get()).isEqualTo(1);
+        CountDownLatch again = new CountDownLatch(1);
+        group.submit(() -> {
+            Latches.pass(again);
+            return 2;
+        });
+        assertThat(group.deadlineArmed()).isTrue();
+        again.countDown();
+        assertThat(group.awaitAll()).containsExactly(1, 2);
+        assertThat(group.deadlineArmed()).isFalse();
+    }
+
+    @Test
+    void aDeadlineTooLongForTheClock_isNoDeadline() throws Exception {
+        WorkerPool pool = pool(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofSeconds(Long.MAX_VALUE)).build());
+        assertThat(group.submit(() -> "ran").get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("ran");
+        assertThat(group.isStopped()).isFalse();
+    }
+
+    @Test
+    void aTaskThatThrowsACancellationOrCompletionException_hasFailed_andItsFuturesSaySo() throws Exception {
+        // Found by a review: stored as is, a CancellationException read as a cancel through get(), and
+        // a CompletionException was unwrapped, unlike error() and awaitAll().
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        TaskGroup.Task<String> cancelledInside = group.submit(() -> {
+            throw new CancellationException("a sibling was cancelled");
+        });
+        TaskGroup.Task<String> wrapped = group.submit(() -> {
+            throw new CompletionException(new java.io.IOException("disk"));
+        });
+        cancelledInside.await();
+        wrapped.await();
+        assertThat(cancelledInside.isFailed()).isTrue();
+        assertThat(cancelledInside.isCancelled()).isFalse();
+        assertThatThrownBy(cancelledInside::get).isInstanceOf(ExecutionException.class).hasCause(cancelledInside.error());
+        assertThatThrownBy(() -> cancelledInside.get(1, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .hasCause(cancelledInside.error());
+        assertThat(cancelledInside.toCompletableFuture().isCancelled()).isFalse();
+        assertThat(cancelledInside.toCompletableFuture()).isCompletedExceptionally();
+        assertThatThrownBy(wrapped::get).isInstanceOf(ExecutionException.class).hasCause(wrapped.error());
+        assertThatThrownBy(() -> wrapped.toCompletableFuture().get()).isInstanceOf(ExecutionException.class)
+            .hasCause(wrapped.error());
+        assertThatThrownBy(group::awaitAll).hasCause(cancelledInside.error());
     }
 
     @Test
