@@ -30,7 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *     first instructions may still interleave; with concurrency 1 a stage runs strictly in order.)</li>
  * <li><b>Slot holding.</b> A batch that finished stage i keeps its stage-i slot until it gets a
  *     stage-(i+1) slot. A slow stage slows everything before it, nothing jumps ahead, and at
- *     most the sum of the limits batches are in flight, so their memory is bounded.</li>
+ *     most the sum of the limits batches are admitted (plus the submitters blocked in {@code submit},
+ *     whose batches are not made yet, which {@code stats().inFlight()} counts too), so their
+ *     memory is bounded.</li>
  * <li><b>Failure stops in order.</b> When a step throws (or returns with its thread interrupted,
  *     which fails it with an {@link InterruptedException}: its work was most likely cut short),
  *     its batch stops, and every later batch
@@ -191,9 +193,12 @@ public final class Pipeline implements AutoCloseable {
      *         stops at this batch, as if it had failed: earlier batches run to the end, later
      *         submissions return false, and {@code await()} reports only real failures
      * @throws IllegalArgumentException if the number of steps is not the number of stages
+     * @throws IllegalStateException if called from a step of this pipeline: it could wait for a
+     *         stage-1 slot that its own batch, or a batch it waits for, holds
      */
     public boolean submit(Step... steps) throws InterruptedException {
         Objects.requireNonNull(steps, "steps");
+        notFromAStep("submit()"); // it may wait for stage 1, which its own batch, or one it waits for, holds
         if (steps.length != limits.length) {
             throw new IllegalArgumentException("pipeline '" + name + "' has " + limits.length + " stages, so submit needs "
                     + limits.length + " steps (null for a stage with nothing to do), but got " + steps.length);
@@ -370,7 +375,8 @@ public final class Pipeline implements AutoCloseable {
         Batch own = runningBatch.get();
         if (own != null) {
             throw new IllegalStateException("pipeline '" + name + "': " + call + " called from a step of batch "
-                    + own.number + " would wait for that batch itself; a step may call cancel()");
+                    + own.number + " would wait for that batch itself; a step may call cancel(), and submit "
+                    + "from the thread that feeds the pipeline");
         }
     }
 
@@ -446,7 +452,8 @@ public final class Pipeline implements AutoCloseable {
      * A snapshot of a pipeline; {@code submitted == completed + failed + stopped + inFlight}.
      * @param submitted batches admitted to the order (given a number)
      * @param completed batches whose every stage succeeded
-     * @param failed    batches whose step threw
+     * @param failed    batches that failed: a step threw or returned with its thread interrupted, or the
+     *                  pipeline's pool refused the batch
      * @param stopped   batches stopped at a stage boundary by an earlier failure, cancel, close or interrupt
      * @param inFlight  batches not finished yet
      * @param stages    per-stage live counts, stage 1 first
@@ -593,6 +600,11 @@ public final class Pipeline implements AutoCloseable {
 
     private void endLocked(Batch b, Outcome outcome) {
         b.prev = null;
+        if (last == b) {
+            // Its steps' closures hold its data. The next batch needs no gate from it: an ended
+            // batch passed every gate, or stopped, and then so does every later one.
+            last = null;
+        }
         switch (outcome) {
             case COMPLETED -> completed++;
             case FAILED -> failed++;

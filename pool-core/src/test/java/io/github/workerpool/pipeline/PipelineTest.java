@@ -170,6 +170,67 @@ class PipelineTest {
     }
 
     @Test
+    void submitFromAStep_throwsInsteadOfWaitingForAStageItsOwnBatchHolds() throws Exception {
+        // Found by a review: with stage 1 full (here by the step's own batch), the nested submit
+        // waited for a slot that only the step's return would free.
+        Pipeline p = pipeline(1, 1);
+        AtomicReference<Throwable> fromSubmit = new AtomicReference<>();
+        p.submit(() -> {
+            try {
+                p.submit(() -> { }, () -> { });
+            } catch (Throwable t) {
+                fromSubmit.set(t);
+            }
+        }, () -> { });
+        try {
+            assertThat(p.await(WAIT)).as("the batch ended").isTrue();
+        } finally {
+            p.cancel(); // if the nested submit waits, this ends it, so the test fails instead of hanging
+        }
+        assertThat(fromSubmit.get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("submit() called from a step of batch 1");
+        assertThat(p.stats().completed()).isEqualTo(1);
+        assertThat(p.stats().submitted()).as("the nested batch was never made").isEqualTo(1);
+    }
+
+    @Test
+    void theListenersOfThePipelinesPool_areToldOfTheGuardedView_notOfThePoolUnderIt() throws Exception {
+        // Found by a review: told of the WorkerPool underneath, a listener could releaseNow() it,
+        // dropping admitted batches so that await() and close() waited for ever.
+        Pipeline p = pipeline(1);
+        Pool view = p.pool();
+        List<Pool> told = new CopyOnWriteArrayList<>();
+        PoolListener listener = new PoolListener() {
+            @Override
+            public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+                told.add(pool);
+            }
+        };
+        view.addListener(listener);
+        p.submit(() -> { });
+        p.await();
+        await().atMost(WAIT).until(() -> !told.isEmpty());
+        assertThat(told).allSatisfy(pool -> assertThat(pool).isSameAs(view));
+        assertThatThrownBy(() -> told.get(0).close()).isInstanceOf(IllegalStateException.class);
+        view.removeListener(listener);
+        int before = told.size();
+        p.submit(() -> { });
+        p.await();
+        await().atMost(WAIT).until(() -> p.pool().running() == 0);
+        assertThat(told).as("removed: told no more").hasSize(before);
+    }
+
+    @Test
+    void theViewsListenerWrapper_forwardsEveryCallback() throws Exception {
+        // A callback PoolListener gains later must be forwarded too, or the view's listeners miss it.
+        Class<?> told = Class.forName("io.github.workerpool.pipeline.OwnedPool$Told");
+        for (java.lang.reflect.Method m : PoolListener.class.getMethods()) {
+            assertThat(told.getDeclaredMethod(m.getName(), m.getParameterTypes()))
+                    .as("OwnedPool.Told overrides %s", m.getName()).isNotNull();
+        }
+    }
+
+    @Test
     void submit_withTheWrongNumberOfSteps_throws() {
         Pipeline p = pipeline(1, 1);
         assertThatThrownBy(() -> p.submit(() -> { })).isInstanceOf(IllegalArgumentException.class)
