@@ -171,7 +171,8 @@ public final class TaskGroup<R> {
      * @param work what to run; given the task's handle
      * @return the task's handle
      * @throws RejectedExecutionException if the pool refuses the task (the handle, recorded in the
-     *         group, fails with the same exception)
+     *         group, fails with the same exception), unless the group stopped meanwhile (the handle
+     *         is then cancelled)
      */
     public Task<R> submit(Work<R> work) {
         Objects.requireNonNull(work, "work");
@@ -194,13 +195,18 @@ public final class TaskGroup<R> {
             t.cancel(false);
             return t;
         }
+        if (t.isCancelled()) {
+            return t; // the group stopped since (cancel, fail-fast, deadline): not handed to the pool at all
+        }
         Future<?> f;
         try {
             f = executor.submit(t::runOnWorker);
         } catch (RuntimeException | Error e) {
             // A rejection, or anything else the executor throws (a task decorator's bug): the
             // task is in the group, so it must end, or awaitAll() would wait for it forever.
-            finish(t, FAILED, null, e);
+            if (!finish(t, FAILED, null, e)) {
+                return t; // cancelled meanwhile: it ended so, and the rejection does not matter to it
+            }
             throw e;
         }
         t.poolFuture = f;

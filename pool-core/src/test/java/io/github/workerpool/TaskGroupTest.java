@@ -571,6 +571,48 @@ class TaskGroupTest {
     }
 
     @Test
+    void aRejectionThatComesAfterTheGroupWasCancelled_leavesTheTaskCancelled_andDoesNotThrow() throws Exception {
+        // Found by a review: the handle was CANCELLED, yet submit threw the rejection it had no part in.
+        java.util.concurrent.atomic.AtomicReference<TaskGroup<String>> groupRef = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.ExecutorService cancelsThenRefuses = new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                groupRef.get().cancel(); // the group stops while the pool is being asked
+                throw new java.util.concurrent.RejectedExecutionException("full");
+            }
+
+            @Override
+            public void shutdown() {
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return List.of();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return false;
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return false;
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) {
+                return true;
+            }
+        };
+        TaskGroup<String> group = TaskGroup.of(cancelsThenRefuses);
+        groupRef.set(group);
+        TaskGroup.Task<String> task = group.submit(() -> "never");
+        assertThat(task.isCancelled()).isTrue();
+        assertThat(group.awaitAll()).containsExactly((String) null);
+    }
+
+    @Test
     void aDeadlineTooLongForTheClock_isNoDeadline() throws Exception {
         WorkerPool pool = pool(1);
         TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofSeconds(Long.MAX_VALUE)).build());
