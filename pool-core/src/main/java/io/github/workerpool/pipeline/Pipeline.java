@@ -117,6 +117,10 @@ public final class Pipeline implements AutoCloseable {
     private long exitedThrough;
     private boolean closed;
     private PipelineException firstFailure;
+    private final List<PipelineException> failures = new ArrayList<>(); // the first FAILURES_KEPT to happen; guarded by lock
+
+    /** Failures kept to attach to the one {@link #await()} throws (stats().failed() counts them all). */
+    static final int FAILURES_KEPT = 16;
     private long submitted;
     private long completed;
     private long failed;
@@ -286,6 +290,7 @@ public final class Pipeline implements AutoCloseable {
     private boolean await(long nanos) throws InterruptedException, PipelineException {
         notFromAStep("await()");
         PipelineException f;
+        List<PipelineException> others;
         long target;
         boolean timed = nanos >= 0;
         lock.lock();
@@ -301,11 +306,18 @@ public final class Pipeline implements AutoCloseable {
                 }
             }
             f = firstFailure;
+            others = List.copyOf(failures);
         } finally {
             lock.unlock();
         }
         if (f != null && f.batch() <= target) {
-            throw new PipelineException(f.batch(), f.stage(), f.getCause());
+            PipelineException thrown = new PipelineException(name, f.batch(), f.stage(), f.getCause());
+            for (PipelineException other : others) {
+                if (other != f) {
+                    thrown.addSuppressed(other);
+                }
+            }
+            throw thrown;
         }
         return true;
     }
@@ -593,8 +605,12 @@ public final class Pipeline implements AutoCloseable {
 
     private void failLocked(Batch b, int stageIndex, Throwable error) {
         stopFrom = Math.min(stopFrom, b.number);
+        PipelineException failure = new PipelineException(name, b.number, stageIndex + 1, error);
+        if (failures.size() < FAILURES_KEPT) {
+            failures.add(failure);
+        }
         if (firstFailure == null || b.number < firstFailure.batch()) {
-            firstFailure = new PipelineException(b.number, stageIndex + 1, error);
+            firstFailure = failure;
         }
     }
 

@@ -4,7 +4,8 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The first failure of a {@link Pipeline}, in batch order: which batch, at which stage, and
- * (as the cause) what its step threw.
+ * (as the cause) what its step threw. Other batches that failed too, up to
+ * {@value Pipeline#FAILURES_KEPT} of them, are attached as suppressed exceptions of this type.
  */
 public final class PipelineException extends ExecutionException {
 
@@ -13,8 +14,8 @@ public final class PipelineException extends ExecutionException {
     private final long batch;
     private final int stage;
 
-    PipelineException(long batch, int stage, Throwable cause) {
-        super("batch " + batch + " failed at stage " + stage + ": " + cause, cause);
+    PipelineException(String pipeline, long batch, int stage, Throwable cause) {
+        super("pipeline '" + pipeline + "': batch " + batch + " failed at stage " + stage + ": " + cause, cause);
         this.batch = batch;
         this.stage = stage;
     }

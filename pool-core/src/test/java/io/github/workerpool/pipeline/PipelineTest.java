@@ -473,6 +473,13 @@ class PipelineTest {
         assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class, e -> {
             assertThat(e.batch()).isEqualTo(1);
             assertThat(e.stage()).isEqualTo(2);
+            assertThat(e).hasMessageStartingWith("pipeline '" + p.name() + "': batch 1 failed at stage 2");
+            // The other failure is kept, not lost (found by a review).
+            assertThat(e.getSuppressed()).singleElement().isInstanceOfSatisfying(PipelineException.class, other -> {
+                assertThat(other.batch()).isEqualTo(2);
+                assertThat(other.stage()).isEqualTo(1);
+                assertThat(other).hasRootCauseMessage("batch 2");
+            });
         });
     }
 
