@@ -1,14 +1,18 @@
 package io.github.workerpool;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.UnaryOperator;
 
 /**
  * A {@link Pool} that forwards every call to another, for wrappers that change a few calls and
  * keep the rest: override those, as Guava's {@code ForwardingExecutorService} is used. The
- * listeners a wrapper adds are told of the pool that runs the task, unless it overrides
- * {@link #addListener}.
+ * listeners added through a wrapper are told of the wrapper, not of the pool under it (as
+ * {@link FunctionPool}'s and {@link MultiPool}'s are told of them): a listener that acts on the
+ * pool it is told of goes through the wrapper's overrides.
  *
  * <pre>{@code
  * final class AuditedPool extends ForwardingPool {
@@ -20,6 +24,9 @@ import java.util.function.UnaryOperator;
  * }</pre>
  */
 public abstract class ForwardingPool implements Pool {
+
+    /** The listeners added here, each with the one the delegate calls; guarded by itself. */
+    private final List<Told> told = new ArrayList<>();
 
     /** Constructor for subclasses. */
     protected ForwardingPool() {
@@ -93,14 +100,69 @@ public abstract class ForwardingPool implements Pool {
         return delegate().purge();
     }
 
+    /** Adds the listener to the delegate, told of this pool instead of the delegate. */
     @Override
     public void addListener(PoolListener listener) {
-        delegate().addListener(listener);
+        Objects.requireNonNull(listener, "listener");
+        Told t = new Told(listener, this);
+        synchronized (told) {
+            told.add(t);
+        }
+        delegate().addListener(t);
     }
 
+    /** Removes a listener added here (its first addition, if it was added more than once). */
     @Override
     public void removeListener(PoolListener listener) {
-        delegate().removeListener(listener);
+        Told t = null;
+        synchronized (told) {
+            for (int i = 0; i < told.size(); i++) {
+                if (told.get(i).listener == listener) {
+                    t = told.remove(i);
+                    break;
+                }
+            }
+        }
+        if (t != null) {
+            delegate().removeListener(t);
+        }
+    }
+
+    /** A listener as the delegate calls it: told of the forwarding pool. */
+    private static final class Told implements PoolListener {
+
+        final PoolListener listener;
+        private final Pool source;
+
+        Told(PoolListener listener, Pool source) {
+            this.listener = listener;
+            this.source = source;
+        }
+
+        @Override
+        public void taskStarted(Pool pool, long queuedNanos) {
+            listener.taskStarted(source, queuedNanos);
+        }
+
+        @Override
+        public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+            listener.taskEnded(source, runNanos, failure);
+        }
+
+        @Override
+        public void taskRejected(Pool pool, RejectedExecutionException rejection) {
+            listener.taskRejected(source, rejection);
+        }
+
+        @Override
+        public void queueTimedOut(Pool pool, long queuedNanos) {
+            listener.queueTimedOut(source, queuedNanos);
+        }
+
+        @Override
+        public void runTimedOut(Pool pool, long runNanos) {
+            listener.runTimedOut(source, runNanos);
+        }
     }
 
     @Override

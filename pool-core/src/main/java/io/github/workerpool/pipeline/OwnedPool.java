@@ -1,32 +1,25 @@
 package io.github.workerpool.pipeline;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.UnaryOperator;
 
 import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
-import io.github.workerpool.PoolListener;
 
 /**
  * A pipeline's pool as others see it ({@link Pipeline#pool()}): every figure, the listeners and
  * purge, but no change to its size or lifecycle, which the pipeline owns (its capacity is the sum
  * of the stages' limits, so that every admitted batch has a worker). Its listeners are told of
- * this view: told of the pool underneath, they could close or resize it (releaseNow() would drop
- * admitted batches and leave await() and close() waiting for ever).
+ * this view (ForwardingPool): told of the pool underneath, they could close or resize it
+ * (releaseNow() would drop admitted batches and leave await() and close() waiting for ever).
  */
 final class OwnedPool extends ForwardingPool {
 
     private final Pool pool;
 
     private final String owner;
-
-    /** The listeners added here, each with the one the pool calls; guarded by itself. */
-    private final List<Told> told = new ArrayList<>();
 
     OwnedPool(Pool pool, String owner) {
         this.pool = pool;
@@ -83,67 +76,6 @@ final class OwnedPool extends ForwardingPool {
     @Override
     public void close() {
         throw owned("closes it when it is closed");
-    }
-
-    @Override
-    public void addListener(PoolListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        Told t = new Told(listener);
-        synchronized (this.told) {
-            this.told.add(t);
-        }
-        this.pool.addListener(t);
-    }
-
-    @Override
-    public void removeListener(PoolListener listener) {
-        Told t = null;
-        synchronized (this.told) {
-            for (int i = 0; i < this.told.size(); i++) {
-                if (this.told.get(i).listener == listener) {
-                    t = this.told.remove(i);
-                    break;
-                }
-            }
-        }
-        if (t != null) {
-            this.pool.removeListener(t);
-        }
-    }
-
-    /** A listener added here, as the pool calls it: told of this view instead of the pool. */
-    private final class Told implements PoolListener {
-
-        final PoolListener listener;
-
-        Told(PoolListener listener) {
-            this.listener = listener;
-        }
-
-        @Override
-        public void taskStarted(Pool p, long queuedNanos) {
-            this.listener.taskStarted(OwnedPool.this, queuedNanos);
-        }
-
-        @Override
-        public void taskEnded(Pool p, long runNanos, Throwable failure) {
-            this.listener.taskEnded(OwnedPool.this, runNanos, failure);
-        }
-
-        @Override
-        public void taskRejected(Pool p, RejectedExecutionException rejection) {
-            this.listener.taskRejected(OwnedPool.this, rejection);
-        }
-
-        @Override
-        public void queueTimedOut(Pool p, long queuedNanos) {
-            this.listener.queueTimedOut(OwnedPool.this, queuedNanos);
-        }
-
-        @Override
-        public void runTimedOut(Pool p, long runNanos) {
-            this.listener.runTimedOut(OwnedPool.this, runNanos);
-        }
     }
 
     @Override

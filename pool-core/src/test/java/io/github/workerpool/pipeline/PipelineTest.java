@@ -221,12 +221,12 @@ class PipelineTest {
     }
 
     @Test
-    void theViewsListenerWrapper_forwardsEveryCallback() throws Exception {
+    void aForwardingPoolsListenerWrapper_forwardsEveryCallback() throws Exception {
         // A callback PoolListener gains later must be forwarded too, or the view's listeners miss it.
-        Class<?> told = Class.forName("io.github.workerpool.pipeline.OwnedPool$Told");
+        Class<?> told = Class.forName("io.github.workerpool.ForwardingPool$Told");
         for (java.lang.reflect.Method m : PoolListener.class.getMethods()) {
             assertThat(told.getDeclaredMethod(m.getName(), m.getParameterTypes()))
-                    .as("OwnedPool.Told overrides %s", m.getName()).isNotNull();
+                    .as("ForwardingPool.Told overrides %s", m.getName()).isNotNull();
         }
     }
 

@@ -5,7 +5,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -21,7 +20,6 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.workerpool.ForwardingPool;
 import io.github.workerpool.Pool;
-import io.github.workerpool.PoolListener;
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -92,7 +90,6 @@ final class SpringPool extends ForwardingPool
 
     private final Duration awaitTerminationPeriod;
 
-    private final Map<PoolListener, PoolListener> listeners = new ConcurrentHashMap<>();
 
     /**
      * submitCompletable's futures whose task has not started. The task, its caller's cancel and
@@ -554,23 +551,6 @@ final class SpringPool extends ForwardingPool
         return this.pool;
     }
 
-    /** Adds a listener; it is told of this bean, not of the {@link WorkerPool} inside it. */
-    @Override
-    public void addListener(PoolListener listener) {
-        PoolListener forwarding = new Forwarding(listener, this);
-        if (this.listeners.putIfAbsent(listener, forwarding) == null) {
-            this.pool.addListener(forwarding);
-        }
-    }
-
-    @Override
-    public void removeListener(PoolListener listener) {
-        PoolListener forwarding = this.listeners.remove(listener);
-        if (forwarding != null) {
-            this.pool.removeListener(forwarding);
-        }
-    }
-
     /** As {@link WorkerPool#releaseNow()}; cancels as {@link #shutdownNow()} does. */
     @Override
     public List<Runnable> releaseNow() {
@@ -588,36 +568,6 @@ final class SpringPool extends ForwardingPool
         finally {
             cancelCompletablesNeverStarted();
         }
-    }
-
-    /** A listener told of the bean instead of the pool inside it. */
-    private record Forwarding(PoolListener listener, Pool bean) implements PoolListener {
-
-        @Override
-        public void taskStarted(Pool pool, long queuedNanos) {
-            this.listener.taskStarted(this.bean, queuedNanos);
-        }
-
-        @Override
-        public void taskEnded(Pool pool, long runNanos, Throwable failure) {
-            this.listener.taskEnded(this.bean, runNanos, failure);
-        }
-
-        @Override
-        public void taskRejected(Pool pool, RejectedExecutionException rejection) {
-            this.listener.taskRejected(this.bean, rejection);
-        }
-
-        @Override
-        public void queueTimedOut(Pool pool, long queuedNanos) {
-            this.listener.queueTimedOut(this.bean, queuedNanos);
-        }
-
-        @Override
-        public void runTimedOut(Pool pool, long runNanos) {
-            this.listener.runTimedOut(this.bean, runNanos);
-        }
-
     }
 
 }
