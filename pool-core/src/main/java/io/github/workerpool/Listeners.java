@@ -35,14 +35,14 @@ final class Listeners {
         return new Listeners(ls, ss, log);
     }
 
-    /** The listeners without the first occurrence of {@code listener}; null if none is left. */
-    static Listeners without(Listeners current, PoolListener listener) {
+    /** The listeners without the first occurrence of {@code listener} told of {@code source}; null if none is left. */
+    static Listeners without(Listeners current, PoolListener listener, Pool source) {
         if (current == null) {
             return null;
         }
         PoolListener[] ls = current.listeners;
         for (int i = 0; i < ls.length; i++) {
-            if (ls[i] == listener) {
+            if (ls[i] == listener && current.sources[i] == source) {
                 if (ls.length == 1) {
                     return null;
                 }

@@ -486,10 +486,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         }
     }
 
+    /** Removes a listener added here, from every sub-pool; one added to a sub-pool itself stays there. */
     @Override
     public void removeListener(PoolListener listener) {
         for (WorkerPool p : pools) {
-            p.removeListener(listener);
+            p.removeListener(listener, this);
         }
     }
 

@@ -186,9 +186,23 @@ final class TaskQueue {
         return n;
     }
 
-    /** Takes the task back out (its producer lost a race with shutdown); false if a worker took it. */
+    /**
+     * Takes this very task back out (its producer lost a race with shutdown); false if a worker
+     * took it. By identity: ConcurrentLinkedQueue.remove goes by equals(), and would take an equal
+     * task (a FunctionPool's argument, a record) queued and accepted earlier, leaving this one to run.
+     */
     boolean remove(Object task) {
-        return stripes[stripeOfThisThread()].remove(task);
+        // removeIf takes an element with a compare-and-set, as remove(Object) does (an iterator's
+        // remove() does not, and would take a task a worker is taking too); only the first
+        // occurrence: the same object submitted twice is two tasks.
+        boolean[] seen = {false};
+        return stripes[stripeOfThisThread()].removeIf(t -> {
+            if (t != task || seen[0]) {
+                return false;
+            }
+            seen[0] = true;
+            return true;
+        });
     }
 
     /** The number of stripes. */

@@ -1321,9 +1321,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     @Override
     public void removeListener(PoolListener listener) {
+        removeListener(listener, facade);
+    }
+
+    /** Removes the listener added with {@code source} (MultiPool's from its sub-pools leaves their own). */
+    void removeListener(PoolListener listener, Pool source) {
         lock.lock();
         try {
-            listeners = Listeners.without(listeners, listener);
+            listeners = Listeners.without(listeners, listener, source);
             stampSubmit = listeners != null || queueTimeoutNanos >= 0;
         } finally {
             lock.unlock();

@@ -488,6 +488,24 @@ class MultiPoolTest {
     }
 
     @Test
+    void removingAListenerFromTheMultiPool_leavesTheSameListenerAddedToASubPoolItself() throws Exception {
+        // Found by a review: the multi-pool's removeListener took the sub-pool's own registration.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).nonblocking(true), LoadBalancing.ROUND_ROBIN));
+        Heard heard = new Heard();
+        pools.pool(0).addListener(heard);
+        pools.addListener(heard);
+        pools.removeListener(heard);
+        CountDownLatch release = new CountDownLatch(1);
+        pools.pool(0).execute(() -> Latches.pass(release));
+        try {
+            assertThatThrownBy(() -> pools.pool(0).execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
+        } finally {
+            release.countDown();
+        }
+        assertThat(heard.pools).as("told once, of the sub-pool it was added to").containsExactly(pools.pool(0));
+    }
+
+    @Test
     void twoTunesAtOnce_leaveEverySubPoolWithTheSameCapacity() throws Exception {
         // Found by a review: a tune that ran between another's changes to sub-pools 0 and 1 left
         // them split (5 and 3).

@@ -15,6 +15,29 @@ class TaskQueueTest {
     }
 
     @Test
+    void remove_takesBackThatVeryTask_notAnEqualOneQueuedBefore_andOneOccurrenceOnly() {
+        // Found by a review: ConcurrentLinkedQueue.remove goes by equals(), so a producer that lost
+        // a race with shutdown took back an equal task accepted before it (a FunctionPool's argument),
+        // which was then lost while the refused one ran.
+        TaskQueue q = new TaskQueue(1, 1);
+        Item accepted = new Item(1, 1);
+        Item refused = new Item(1, 1);
+        assertThat(refused).isEqualTo(accepted).isNotSameAs(accepted);
+        q.offer(accepted);
+        q.offer(refused);
+        assertThat(q.remove(refused)).isTrue();
+        assertThat(q.poll()).isSameAs(accepted);
+        assertThat(q.poll()).isNull();
+
+        Item twice = new Item(2, 2); // the same object submitted twice is two tasks
+        q.offer(twice);
+        q.offer(twice);
+        assertThat(q.remove(twice)).isTrue();
+        assertThat(q.poll()).isSameAs(twice);
+        assertThat(q.remove(twice)).as("taken already").isFalse();
+    }
+
+    @Test
     void stripes_oneUnlessSeveralCpusAndWorkers() {
         assertThat(new TaskQueue(1, 64).stripes()).as("capacity 1: FIFO across threads").isEqualTo(1);
         assertThat(new TaskQueue(100, 1).stripes()).as("one CPU").isEqualTo(1);
