@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -339,18 +340,36 @@ final class PoolSettings {
      * @throws PoolConfigurationException naming the property if a value is invalid
      */
     PoolConfig liveConfig(PoolConfig current, List<String> restartOnly) {
-        return liveConfig(current, restartOnly, false);
+        return liveConfig(current, restartOnly, false, null);
+    }
+
+    /**
+     * Each option's value as configured (the pool's own, else pools.defaults), null where neither
+     * sets it: what a refresh compares to tell which options the configuration changed.
+     */
+    Map<PoolOption, Object> configured() {
+        Map<PoolOption, Object> values = new EnumMap<>(PoolOption.class);
+        for (PoolOption option : PoolOption.values()) {
+            values.put(option, value(option::get));
+        }
+        return values;
     }
 
     /**
      * As {@link #liveConfig(PoolConfig, java.util.List)}; with {@code adaptiveCapacity}, the pool's
      * capacity is left as it is (adaptive sizing owns it; the configured capacity is handed to it
-     * apart, see {@link #capacity()}).
+     * apart, see {@link #capacity()}). With {@code before} (the {@link #configured()} values last
+     * applied), only the options whose configured value changed since are looked at: the others
+     * keep the pool's value, whether a tune, the code or a customizer set it.
      */
-    PoolConfig liveConfig(PoolConfig current, List<String> restartOnly, boolean adaptiveCapacity) {
+    PoolConfig liveConfig(PoolConfig current, List<String> restartOnly, boolean adaptiveCapacity,
+            Map<PoolOption, Object> before) {
         PoolConfig next = current;
         for (PoolOption option : PoolOption.values()) {
             Object value = value(option::get);
+            if (before != null && Objects.equals(value, before.get(option))) {
+                continue;
+            }
             if (adaptiveCapacity && option == PoolOption.CAPACITY) {
                 if (value != null) {
                     check(option, value, current); // handed to adaptive sizing apart, but refused here if bad

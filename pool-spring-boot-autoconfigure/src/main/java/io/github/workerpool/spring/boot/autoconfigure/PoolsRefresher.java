@@ -2,6 +2,8 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,26 +35,37 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
      * or a half-applied pool:
      *   - the whole pools.* tree is bound again; a value that cannot be bound: one WARN naming
      *     the property, the value and the fix; no pool changes;
-     *   - for each pool bean made from pools.instances: its live options get their new values
-     *     (an option left out takes the pool's default) in one reconfigure; a value the pool
-     *     refuses: one WARN naming the property; that pool unchanged, the others go on;
+     *   - for each pool bean made from pools.instances: the options whose configured value (its
+     *     own, else pools.defaults) changed since the settings last applied (at startup, or by the
+     *     last refresh of that pool) get it, in one reconfigure; an option removed from the
+     *     configuration takes the pool's default. The others keep the pool's value, whatever set
+     *     it (an endpoint tune, the code, a customizer): re-applying every property of a pool on
+     *     any change to it undid those, and a customizer's value came back only on a restart. A
+     *     value the pool refuses: one WARN naming the property; that pool unchanged (and its last
+     *     applied settings kept, so the next refresh applies the change once fixed), the others go on;
+     *   - a pool's key written in another form than the running pool's name (orderEvents for
+     *     order-events: binding makes both keys, with the same values) is that pool;
+     *   - every EnvironmentChangeEvent is looked at, whatever its keys: a pools.* value taken from
+     *     a placeholder changes with the key it names (mail.threads), which is all the event says;
      *   - an option only a restart can change (pre-alloc, virtual-threads, the kind of queue, the
      *     await period), an instance added or removed, a new default-pool: one WARN each that it
-     *     takes a restart.
+     *     takes a restart, when its configured value changes.
      */
 
     private static final Log logger = LogFactory.getLog(PoolsRefresher.class);
-
-    private static final ConfigurationPropertyName DEFAULTS = ConfigurationPropertyName.of("pools.defaults");
-
-    private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("pools.instances");
 
     private final Environment environment;
 
     private final ListableBeanFactory beanFactory;
 
-    /** Changed keys not applied yet: those of refreshes refused as a whole; guarded by this. */
+    /** Changed pools.* keys not applied yet: those of refreshes refused as a whole; guarded by this. */
     private final Set<String> pending = new LinkedHashSet<>();
+
+    /** The settings last applied to each pool, by bean name: at startup, then by each refresh; guarded by this. */
+    private final Map<String, PoolSettings> applied = new HashMap<>();
+
+    /** Instance names a WARN has told were added or removed (each takes a restart); guarded by this. */
+    private final Set<String> announced = new HashSet<>();
 
     /**
      * The web server pool's rule, from the pools.web-server.* values the server was built with: a
@@ -65,6 +78,19 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         this.environment = environment;
         this.beanFactory = beanFactory;
         this.adaptiveGuard = AdaptiveGuard.of(environment);
+        rememberStartupSettings();
+    }
+
+    /** The settings the pools were built with, from the environment they were built from. */
+    private void rememberStartupSettings() {
+        try {
+            PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
+            properties.getInstances().forEach((name, pool) -> this.applied.put(name,
+                    new PoolSettings(name, pool, properties.getDefaults(), classLoader())));
+        }
+        catch (RuntimeException ex) {
+            // Startup reports a bad value itself; without these, a refresh applies every option.
+        }
     }
 
     /** The application's class loader, for adaptive.drop-on: refresh may run on any thread. */
@@ -75,9 +101,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     @Override
     public void onApplicationEvent(EnvironmentChangeEvent event) {
-        if (event.getKeys().stream().anyMatch((key) -> key.startsWith("pools."))) {
-            refresh(event.getKeys());
-        }
+        refresh(event.getKeys());
     }
 
     /**
@@ -86,7 +110,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
      */
     synchronized void refresh(Set<String> changed) {
         PoolsProperties properties;
-        this.pending.addAll(changed);
+        changed.stream().filter((key) -> key.startsWith("pools.")).forEach(this.pending::add);
         try {
             properties = PoolsPropertiesBinding.bind(this.environment);
             PoolSettings.checkDefaults(properties.getDefaults(), classLoader());
@@ -101,29 +125,43 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         this.pending.clear();
         Map<String, SpringPool> running = new LinkedHashMap<>(
                 this.beanFactory.getBeansOfType(SpringPool.class, false, false));
+        Set<String> configured = new HashSet<>();
         for (Map.Entry<String, PoolsProperties.Pool> instance : properties.getInstances().entrySet()) {
-            String name = instance.getKey();
-            SpringPool pool = running.remove(name);
-            if (pool == null) {
-                try {
-                    PoolsRegistrar.checkName(name);
-                    logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
-                }
-                catch (PoolConfigurationException ex) {
-                    logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: "
-                            + ex.getMessage() + " (" + ex.getAction() + ")");
+            String name = runningName(instance.getKey(), running.keySet());
+            if (name == null) {
+                name = instance.getKey();
+                configured.add(name);
+                if (this.announced.add(name)) {
+                    try {
+                        PoolsRegistrar.checkName(name);
+                        logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
+                    }
+                    catch (PoolConfigurationException ex) {
+                        logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: "
+                                + ex.getMessage() + " (" + ex.getAction() + ")");
+                    }
                 }
                 continue;
             }
-            if (touches(keys, name)) { // else it keeps its options, a tune from the endpoint among them
-                synchronized (pool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
-                    refresh(pool, new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader()));
+            if (!configured.add(name)) {
+                continue; // the same pool under another spelling, bound with the same values
+            }
+            SpringPool pool = running.get(name);
+            PoolSettings settings = new PoolSettings(name, instance.getValue(), properties.getDefaults(), classLoader());
+            synchronized (pool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
+                if (refresh(pool, settings, this.applied.get(name))) {
+                    this.applied.put(name, settings);
                 }
             }
         }
-        for (String removed : running.keySet()) {
-            logger.warn("Pool '" + removed + "' is no longer in pools.instances; it keeps running until a restart "
-                    + "removes it");
+        // A running pool configured again may be told removed again later; a name no longer
+        // configured may be told added again.
+        this.announced.removeIf((n) -> running.containsKey(n) == configured.contains(n));
+        for (String name : running.keySet()) {
+            if (!configured.contains(name) && this.announced.add(name)) {
+                logger.warn("Pool '" + name + "' is no longer in pools.instances; it keeps running until a restart "
+                        + "removes it");
+            }
         }
         if (keys.stream().anyMatch((key) -> key.equals("pools.default-pool") || key.equals("pools.propagate-context"))) {
             logger.warn("pools.default-pool and pools.propagate-context take a restart to change");
@@ -138,37 +176,44 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     }
 
     /**
-     * Whether a changed key sets the pool's options: one under its {@code pools.instances.NAME},
-     * or under {@code pools.defaults}. (A key under {@code pools} that is no option of any group
-     * never gets here: binding refuses it.) The name is compared as binding made the map's key,
-     * in its original form: {@code order-events} and {@code mailSender} are kept as written.
+     * The running pool a key of pools.instances configures: the one of that name, else one whose
+     * name is the same but for its form (orderEvents, order-events and ORDER_EVENTS are one
+     * property name to Spring Boot, which binds each form given as a key of its own); null if none.
      */
-    static boolean touches(Set<String> keys, String pool) {
-        for (String key : keys) {
-            ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
-            if (DEFAULTS.isAncestorOf(name)) {
-                return true;
-            }
-            if (name.getNumberOfElements() > 2 && INSTANCES.equals(name.chop(2))
-                    && name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL).equals(pool)) {
-                return true;
+    static String runningName(String key, Set<String> running) {
+        if (running.contains(key)) {
+            return key;
+        }
+        ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
+        for (String pool : running) {
+            if (ConfigurationPropertyName.adapt(pool, '.').equals(name)) {
+                return pool;
             }
         }
-        return false;
+        return null;
     }
 
-    private void refresh(SpringPool pool, PoolSettings settings) {
+    /**
+     * Refreshes one pool from its settings, against those last applied ({@code previous}, null:
+     * every option); false if a value was refused (the pool keeps every option).
+     */
+    private boolean refresh(SpringPool pool, PoolSettings settings, PoolSettings previous) {
         String name = settings.name();
+        Map<PoolOption, Object> configuredBefore = (previous != null) ? previous.configured() : null;
         List<String> restartOnly = new ArrayList<>();
         PoolConfig before = pool.config();
         PoolConfig after;
         AdaptiveSupport.Control adaptive = pool.adaptive();
-        String adaptiveChange;
+        String adaptiveChange = "";
         try {
             // Every check that can refuse the refresh comes before the first change: a refused
             // value leaves the pool with all its options.
             PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
-            if (adaptive != null && nextAdaptive.enabled()) {
+            // Adaptive sizing follows its settings and the configured capacity only when they
+            // changed: an operator's switch through the endpoint stays, as a tune does.
+            boolean adaptiveConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity())
+                    || !sameAdaptive(nextAdaptive, previous.adaptive());
+            if (adaptive != null && nextAdaptive.enabled() && adaptiveConfigChanged) {
                 String refusal = this.adaptiveGuard.refusal(name, nextAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");
@@ -177,18 +222,22 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 }
             }
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
-            boolean adaptiveCapacity = adaptive != null && (adaptive.enabled() || nextAdaptive.enabled());
+            boolean adaptiveCapacity = adaptive != null
+                    && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
-                return settings.liveConfig(current, restartOnly, adaptiveCapacity);
+                return settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
             });
-            if (adaptive == null && nextAdaptive.enabled()) {
-                restartOnly.add(nextAdaptive.enabledProperty() + "=true (the pool has no adaptive capacity: "
-                        + (before.preAlloc() ? "pre-alloc fixes its capacity" : "add " + AdaptiveSupport.DEPENDENCY)
-                        + ")");
+            if (adaptiveConfigChanged) {
+                if (adaptive == null && nextAdaptive.enabled()) {
+                    restartOnly.add(nextAdaptive.enabledProperty() + "=true (the pool has no adaptive capacity: "
+                            + (before.preAlloc() ? "pre-alloc fixes its capacity" : "add " + AdaptiveSupport.DEPENDENCY)
+                            + ")");
+                }
+                adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
             }
-            adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
-            if (!Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
+            if ((previous == null || !Objects.equals(awaitTerminationPeriod, previous.awaitTerminationPeriod()))
+                    && !Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
                 restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
                         + PoolConfigurationException.shown(awaitTerminationPeriod));
             }
@@ -196,11 +245,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         catch (PoolConfigurationException ex) {
             logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage() + " ("
                     + ex.getAction() + ")");
-            return;
+            return false;
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
             logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage());
-            return;
+            return false;
         }
         String changes = (changes(before, after) + adaptiveChange).replaceFirst("^, ", "");
         if (!changes.isEmpty()) {
@@ -209,12 +258,18 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         for (String property : restartOnly) {
             logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
         }
-        if (settings.capacity() == null) {
+        if (settings.capacity() == null && (previous == null || previous.capacity() != null)) {
             String property = PoolSettings.property(name, "capacity");
             logger.warn("Pool '" + name + "': " + property + " was removed; the pool keeps capacity "
                     + pool.config().capacity() + ", but a restart would fail without it (capacity is required). Set "
                     + property + " (or pools.defaults.capacity) again");
         }
+        return true;
+    }
+
+    /** Whether two adaptive settings are the same: on or off, bounds, algorithm and drop-on. */
+    private static boolean sameAdaptive(PoolSettings.AdaptiveSettings a, PoolSettings.AdaptiveSettings b) {
+        return a.enabled() == b.enabled() && a.sameLimiter(b);
     }
 
     /**

@@ -111,25 +111,79 @@ class PoolsRefreshTests {
             assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(8);
             assertThat(crawler.capacity()).as("tuned, and its properties did not change").isEqualTo(10);
             refresh(context, Map.of("pools.defaults.queue-timeout", "2s"));
-            assertThat(crawler.capacity()).as("a default changed: its properties apply again").isEqualTo(3);
+            assertThat(crawler.config().queueTimeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(crawler.capacity()).as("a default changed, not its capacity: the tune stays").isEqualTo(10);
         });
     }
 
     @Test
-    void touches_namesThePoolsAKeySets() {
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mail.capacity"), "mail")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail].capacity"), "mail")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances[mail.eu].capacity"), "mail.eu")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mail.capacity"), "crawler")).isFalse();
-        // Found by a review: a dashed or camel-case name never matched its own keys.
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order-events.capacity"), "order-events")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.mailSender.capacity"), "mailSender")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order_events.capacity"), "order_events")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances.order-events.capacity"), "order")).isFalse();
-        assertThat(PoolsRefresher.touches(Set.of("pools.instances"), "mail")).isFalse();
-        assertThat(PoolsRefresher.touches(Set.of("pools.defaults.expiry"), "crawler")).isTrue();
-        assertThat(PoolsRefresher.touches(Set.of("pools.web-server.pool", "pools.events.enabled", "pools.default-pool"),
-                "mail")).isFalse();
+    void runningName_isThePoolAKeyConfigures_whateverItsForm() {
+        Set<String> running = Set.of("mail", "order-events", "mailSender", "mail.eu");
+        assertThat(PoolsRefresher.runningName("mail", running)).isEqualTo("mail");
+        assertThat(PoolsRefresher.runningName("mail.eu", running)).isEqualTo("mail.eu");
+        assertThat(PoolsRefresher.runningName("orderEvents", running)).isEqualTo("order-events");
+        assertThat(PoolsRefresher.runningName("ORDER_EVENTS", running)).isEqualTo("order-events");
+        assertThat(PoolsRefresher.runningName("mail-sender", running)).isEqualTo("mailSender");
+        assertThat(PoolsRefresher.runningName("crawler", running)).isNull();
+        assertThat(PoolsRefresher.runningName("order", running)).isNull();
+    }
+
+    @Test
+    void aRefresh_changesOnlyWhatTheConfigurationChanged_notWhatTheCodeATuneOrACustomizerSet(CapturedOutput output) {
+        // Found by a review: a refresh of a pool re-applied every property, so a value set by code,
+        // by an endpoint tune or by a customizer fell back to the default on any change to the pool.
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> (name, builder) -> {
+            if (name.equals("mail")) {
+                builder.expiry(Duration.ofSeconds(7));
+            }
+        }).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.config().expiry()).isEqualTo(Duration.ofSeconds(7));
+            mail.reconfigure((c) -> c.withRunTimeout(Duration.ofMinutes(1)));
+            mail.tune(5);
+            refresh(context, Map.of("pools.instances.mail.queue-capacity", "20"));
+            assertThat(mail.config().queueCapacity()).isEqualTo(20);
+            assertThat(mail.config().runTimeout()).as("set by code").isEqualTo(Duration.ofMinutes(1));
+            assertThat(mail.capacity()).as("tuned").isEqualTo(5);
+            assertThat(mail.config().expiry()).as("set by a customizer").isEqualTo(Duration.ofSeconds(7));
+            assertThat(output).contains("Pool 'mail' refreshed from pools.*: queueCapacity 10 -> 20")
+                .doesNotContain("runTimeout 1m -> ");
+            refresh(context, Map.of("pools.instances.mail.capacity", "6"));
+            assertThat(mail.capacity()).as("its configured value changed: it applies").isEqualTo(6);
+        });
+    }
+
+    @Test
+    void aKeyInAnotherFormThanThePoolsName_refreshesThatPool(CapturedOutput output) {
+        // Found by a review: orderEvents from a config engine was warned as a new pool, and
+        // order-events kept its capacity.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2").run((context) -> {
+            SpringPool orders = context.getBean("order-events", SpringPool.class);
+            refresh(context, Map.of("pools.instances.orderEvents.capacity", "4"));
+            assertThat(orders.capacity()).isEqualTo(4);
+            assertThat(output).doesNotContain("was added to pools.instances");
+        });
+    }
+
+    @Test
+    void aValueFromAPlaceholder_changesWithTheKeyItNames() {
+        // Found by a review: the event names only mail.threads, and keys outside pools.* were ignored.
+        this.runner.withPropertyValues("mail.threads=2", "pools.instances.mail.capacity=${mail.threads}").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.capacity()).isEqualTo(2);
+            refresh(context, Map.of("mail.threads", "7"));
+            assertThat(mail.capacity()).isEqualTo(7);
+        });
+    }
+
+    @Test
+    void anAddedInstanceIsWarnedOnce_notOnEveryLaterRefresh(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.reports.capacity", "2"));
+            refresh(context, Map.of("pools.instances.reports.capacity", "2", "pools.instances.mail.capacity", "3"));
+            String log = output.toString();
+            assertThat(log.split("Pool 'reports' was added to pools.instances", -1)).hasSize(2);
+        });
     }
 
     @Test
