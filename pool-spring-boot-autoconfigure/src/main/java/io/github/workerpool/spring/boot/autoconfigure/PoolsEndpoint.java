@@ -224,6 +224,17 @@ public class PoolsEndpoint {
         Integer capacity = (adaptive != null && (adaptiveValue != null || wasAdaptive))
                 ? (Integer) values.remove(PoolOption.CAPACITY) : null;
         PoolConfig before = pool.config();
+        if (adaptive != null && adaptive.settings().algorithm().equals("aimd")) {
+            // As at startup: AIMD backs off only on a run past runTimeout; without one it only grows.
+            boolean onAfter = (adaptiveValue != null) ? adaptiveValue : (capacity == null && wasAdaptive);
+            Object runTimeoutAfter = values.containsKey(PoolOption.RUN_TIMEOUT) ? values.get(PoolOption.RUN_TIMEOUT)
+                    : before.runTimeout();
+            if (onAfter && runTimeoutAfter == null) {
+                throw badRequest(prefix + "its adaptive sizing is aimd, which backs off only when a task runs longer "
+                        + "than runTimeout, so without one the capacity would only grow; keep a runTimeout, or send "
+                        + "\"adaptive\": false with it");
+            }
+        }
         if (capacity != null) {
             try {
                 before.withCapacity(capacity);

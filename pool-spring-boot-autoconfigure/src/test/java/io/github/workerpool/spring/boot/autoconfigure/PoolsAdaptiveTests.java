@@ -350,6 +350,25 @@ class PoolsAdaptiveTests {
         });
     }
 
+    @Test
+    void removingTheRunTimeoutOfAnAimdPoolThroughTheEndpoint_isA400_asAtStartup() {
+        // Found by a review: startup refuses aimd without a run-timeout (the capacity would only
+        // grow), and the endpoint let one be removed.
+        this.runner.withPropertyValues("pools.instances.db.adaptive.algorithm=aimd", "pools.instances.db.run-timeout=2s")
+            .run((context) -> {
+                SpringPool db = context.getBean("db", SpringPool.class);
+                assertThat(db.adaptive().settings().algorithm()).isEqualTo("aimd");
+                assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                    .isThrownBy(() -> tune(context, "db", Map.of(PoolOption.RUN_TIMEOUT, "none"), null))
+                    .withMessageContaining("aimd").withMessageContaining("\"adaptive\": false");
+                assertThat(db.config().runTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
+                // Switched off with it, or after, it goes.
+                tune(context, "db", Map.of(PoolOption.RUN_TIMEOUT, "none"), false);
+                assertThat(db.config().runTimeout()).isNull();
+                assertThat(db.adaptive().enabled()).isFalse();
+            });
+    }
+
     // ---------------------------------------------------------------- meters, refresh
 
     @Test
