@@ -211,8 +211,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
             // Adaptive sizing follows its settings and the configured capacity only when they
             // changed: an operator's switch through the endpoint stays, as a tune does.
-            boolean adaptiveConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity())
-                    || !sameAdaptive(nextAdaptive, previous.adaptive());
+            boolean adaptiveConfigChanged = previous == null || !sameAdaptive(nextAdaptive, previous.adaptive());
+            boolean capacityConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity());
             if (adaptive != null && nextAdaptive.enabled() && adaptiveConfigChanged) {
                 String refusal = this.adaptiveGuard.refusal(name, nextAdaptive.minCapacity());
                 if (refusal != null) {
@@ -228,13 +228,13 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 restartOnly.clear();
                 return settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
             });
-            if (adaptiveConfigChanged) {
-                if (adaptive == null && nextAdaptive.enabled()) {
+            if (adaptiveConfigChanged || capacityConfigChanged) {
+                if (adaptive == null && nextAdaptive.enabled() && adaptiveConfigChanged) {
                     restartOnly.add(nextAdaptive.enabledProperty() + "=true (the pool has no adaptive capacity: "
                             + (before.preAlloc() ? "pre-alloc fixes its capacity" : "add " + AdaptiveSupport.DEPENDENCY)
                             + ")");
                 }
-                adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity);
+                adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity, adaptiveConfigChanged);
             }
             if ((previous == null || !Objects.equals(awaitTerminationPeriod, previous.awaitTerminationPeriod()))
                     && !Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
@@ -275,11 +275,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /**
      * Gives a pool's adaptive sizing its refreshed settings: the configured capacity (what switching
      * it off restores) when it owns the capacity, then on or off, new bounds, a new algorithm or a
-     * new drop-on (which start it afresh).
+     * new drop-on (which start it afresh), if {@code switchAndLimits}: the adaptive settings
+     * changed (else a switch through the endpoint stays as it is).
      * @return the change, as text for the log; empty if none
      */
     private static String refreshAdaptive(SpringPool pool, PoolSettings settings, PoolSettings.AdaptiveSettings next,
-            boolean adaptiveCapacity) {
+            boolean adaptiveCapacity, boolean switchAndLimits) {
         AdaptiveSupport.Control adaptive = pool.adaptive();
         if (adaptive == null) {
             return "";
@@ -292,7 +293,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         PoolSettings.AdaptiveSettings was = adaptive.settings();
         boolean wasEnabled = adaptive.enabled();
-        if (wasEnabled != next.enabled() || !next.sameLimiter(was)) {
+        if (switchAndLimits && (wasEnabled != next.enabled() || !next.sameLimiter(was))) {
             pool.adaptive(adaptive.apply(next));
             out.append(", adaptive ").append(describe(wasEnabled, was)).append(" -> ").append(describe(next.enabled(), next));
         }
