@@ -5,7 +5,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -35,13 +34,8 @@ class ForwardingPoolTest {
     void listenersAddedThroughAWrapper_areToldOfTheWrapper_andCanBeRemovedThroughIt() throws Exception {
         WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("fw")).capacity(1).build());
         Wrapper wrapper = new Wrapper(pool);
-        List<Pool> told = new CopyOnWriteArrayList<>();
-        PoolListener listener = new PoolListener() {
-            @Override
-            public void taskEnded(Pool p, long runNanos, Throwable failure) {
-                told.add(p);
-            }
-        };
+        TaskEnds listener = new TaskEnds();
+        List<Pool> told = listener.told;
         wrapper.addListener(listener);
         wrapper.addListener(listener); // twice, as a WorkerPool allows: told twice per task
         pool.execute(() -> { });

@@ -4,6 +4,7 @@ import io.github.workerpool.Invariants;
 import io.github.workerpool.Latches;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolListener;
+import io.github.workerpool.TaskEnds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -199,13 +200,8 @@ class PipelineTest {
         // dropping admitted batches so that await() and close() waited for ever.
         Pipeline p = pipeline(1);
         Pool view = p.pool();
-        List<Pool> told = new CopyOnWriteArrayList<>();
-        PoolListener listener = new PoolListener() {
-            @Override
-            public void taskEnded(Pool pool, long runNanos, Throwable failure) {
-                told.add(pool);
-            }
-        };
+        TaskEnds listener = new TaskEnds();
+        List<Pool> told = listener.told;
         view.addListener(listener);
         p.submit(() -> { });
         p.await();
