@@ -1,6 +1,7 @@
 package io.github.workerpool;
 
 import java.lang.ref.WeakReference;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
@@ -26,6 +27,10 @@ final class Deadlines {
     static {
         TIMER = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "workerpool-task-group-deadlines"));
         TIMER.setRemoveOnCancelPolicy(true); // a group that finishes early leaves no entry behind
+        // No thread while no deadline is pending: a thread of its own, alive for ever, would keep
+        // the class loader of an undeployed web application that has this library.
+        TIMER.setKeepAliveTime(30, TimeUnit.SECONDS);
+        TIMER.allowCoreThreadTimeOut(true);
         AtomicLong seq = new AtomicLong();
         EXPIRIES = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> daemon(r, "workerpool-task-group-expiry-" + seq.incrementAndGet()));
@@ -35,7 +40,7 @@ final class Deadlines {
     }
 
     private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
+        Thread t = new Thread(null, r, name, 0, false); // no inherited thread locals of whoever armed it
         t.setDaemon(true);
         return t;
     }
@@ -51,7 +56,11 @@ final class Deadlines {
         return TIMER.schedule(() -> {
             TaskGroup<?> g = ref.get();
             if (g != null) {
-                EXPIRIES.execute(g::expire);
+                try {
+                    EXPIRIES.execute(g::expire);
+                } catch (RejectedExecutionException | OutOfMemoryError e) {
+                    g.expire(); // no thread to be had: late is better than never
+                }
             }
         }, delayNanos, TimeUnit.NANOSECONDS);
     }

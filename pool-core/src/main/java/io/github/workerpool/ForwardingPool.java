@@ -104,27 +104,25 @@ public abstract class ForwardingPool implements Pool {
     @Override
     public void addListener(PoolListener listener) {
         Objects.requireNonNull(listener, "listener");
-        Told t = new Told(listener, this);
-        synchronized (told) {
+        synchronized (told) { // with the delegate's change, so that a remove meanwhile finds both or neither
+            Told t = new Told(listener, this, delegate());
+            t.delegate.addListener(t);
             told.add(t);
         }
-        delegate().addListener(t);
     }
 
     /** Removes a listener added here (its first addition, if it was added more than once). */
     @Override
     public void removeListener(PoolListener listener) {
-        Told t = null;
         synchronized (told) {
             for (int i = 0; i < told.size(); i++) {
-                if (told.get(i).listener == listener) {
-                    t = told.remove(i);
-                    break;
+                Told t = told.get(i);
+                if (t.listener == listener) {
+                    told.remove(i);
+                    t.delegate.removeListener(t); // the pool it was added to, should delegate() have changed since
+                    return;
                 }
             }
-        }
-        if (t != null) {
-            delegate().removeListener(t);
         }
     }
 
@@ -133,10 +131,12 @@ public abstract class ForwardingPool implements Pool {
 
         final PoolListener listener;
         private final Pool source;
+        final Pool delegate;
 
-        Told(PoolListener listener, Pool source) {
+        Told(PoolListener listener, Pool source, Pool delegate) {
             this.listener = listener;
             this.source = source;
+            this.delegate = delegate;
         }
 
         @Override

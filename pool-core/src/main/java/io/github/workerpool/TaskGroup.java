@@ -802,7 +802,9 @@ public final class TaskGroup<R> {
          * the task threw comes wrapped in a {@code CompletionException}, so that it reads as a
          * failure), or cancelled. Completing or cancelling the returned future does not affect the
          * task; cancel through this handle. Its callbacks run on the thread that ends the task: the
-         * worker, the canceller, or, for the deadline, a thread of this library's own.
+         * worker, the canceller, or, for the deadline, a thread of this library's own (or the
+         * thread that finds the deadline passed first: a submit, awaitAll(), completions(),
+         * isStopped()).
          */
         public CompletableFuture<R> toCompletableFuture() {
             return done.copy();

@@ -193,16 +193,25 @@ final class TaskQueue {
      */
     boolean remove(Object task) {
         // removeIf takes an element with a compare-and-set, as remove(Object) does (an iterator's
-        // remove() does not, and would take a task a worker is taking too); only the first
-        // occurrence: the same object submitted twice is two tasks.
-        boolean[] seen = {false};
-        return stripes[stripeOfThisThread()].removeIf(t -> {
-            if (t != task || seen[0]) {
-                return false;
+        // remove() does not, and would take a task a worker is taking too); one occurrence only:
+        // the same object submitted twice is two tasks. If the one it tried was taken meanwhile
+        // (by a worker, or by another producer of the same object), it looks again.
+        ConcurrentLinkedQueue<Object> stripe = stripes[stripeOfThisThread()];
+        for (;;) {
+            boolean[] seen = {false};
+            if (stripe.removeIf(t -> {
+                if (t != task || seen[0]) {
+                    return false;
+                }
+                seen[0] = true;
+                return true;
+            })) {
+                return true;
             }
-            seen[0] = true;
-            return true;
-        });
+            if (!seen[0]) {
+                return false; // not there: a worker took it
+            }
+        }
     }
 
     /** The number of stripes. */

@@ -38,6 +38,32 @@ class TaskQueueTest {
     }
 
     @Test
+    void remove_byProducersOfTheSameObjectAtOnce_alwaysFindsAnOccurrenceWhileOneIsThere() throws Exception {
+        // Found by a review: a producer whose compare-and-set lost to another producer's removal
+        // of the same object gave up, reporting its own occurrence as taken while it stayed queued.
+        TaskQueue q = new TaskQueue(1, 1);
+        Object shared = new Object();
+        int producers = 4;
+        int each = 20_000;
+        java.util.concurrent.atomic.AtomicInteger misses = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch done = new CountDownLatch(producers);
+        for (int p = 0; p < producers; p++) {
+            new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    q.offer(shared);
+                    if (!q.remove(shared)) { // no consumer: an occurrence is always there for it
+                        misses.incrementAndGet();
+                    }
+                }
+                done.countDown();
+            }).start();
+        }
+        assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(misses).hasValue(0);
+        assertThat(q.poll()).isNull();
+    }
+
+    @Test
     void stripes_oneUnlessSeveralCpusAndWorkers() {
         assertThat(new TaskQueue(1, 64).stripes()).as("capacity 1: FIFO across threads").isEqualTo(1);
         assertThat(new TaskQueue(100, 1).stripes()).as("one CPU").isEqualTo(1);
