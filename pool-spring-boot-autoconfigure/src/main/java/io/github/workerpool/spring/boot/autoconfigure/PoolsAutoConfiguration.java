@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -61,6 +62,16 @@ public final class PoolsAutoConfiguration {
         @Bean
         static PoolsRefresher poolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
             return new PoolsRefresher(environment, beanFactory);
+        }
+
+        /**
+         * The refresher is made at startup even with lazy initialization: it records the settings
+         * the pools were built with, and made at the first refresh it would record the refreshed
+         * ones instead, and apply nothing.
+         */
+        @Bean
+        static LazyInitializationExcludeFilter poolsRefresherNotLazy() {
+            return LazyInitializationExcludeFilter.forBeanTypes(PoolsRefresher.class);
         }
 
     }

@@ -224,6 +224,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
             boolean adaptiveCapacity = adaptive != null
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
+            checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged,
+                    settings.liveConfig(before, new ArrayList<>(), adaptiveCapacity, configuredBefore));
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
                 return settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
@@ -265,6 +267,28 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                     + property + " (or pools.defaults.capacity) again");
         }
         return true;
+    }
+
+    /**
+     * Refuses a refresh that would leave the pool sized by aimd without a run-timeout (its capacity
+     * would only grow), as startup and the endpoint do: the configuration alone cannot tell, since
+     * the endpoint may have switched adaptive sizing on, or removed the run-timeout, since.
+     */
+    private static void checkAimdKeepsARunTimeout(SpringPool pool, PoolSettings settings,
+            PoolSettings.AdaptiveSettings next, boolean adaptiveConfigChanged, PoolConfig after) {
+        AdaptiveSupport.Control adaptive = pool.adaptive();
+        if (adaptive == null || after.runTimeout() != null) {
+            return;
+        }
+        boolean on = adaptiveConfigChanged ? next.enabled() : adaptive.enabled();
+        String algorithm = adaptiveConfigChanged ? next.algorithm() : adaptive.settings().algorithm();
+        if (on && algorithm.equals("aimd")) {
+            String runTimeout = PoolSettings.property(settings.name(), "run-timeout");
+            throw new PoolConfigurationException(runTimeout, null, "the pool would be sized by aimd, which backs off "
+                    + "only when a task runs longer than the run-timeout, so without one its capacity would only grow",
+                    "Set " + runTimeout + " a little above the tasks' normal run time, or switch adaptive sizing off ("
+                            + next.enabledProperty() + ": false, or {\"adaptive\": false} at the endpoint).");
+        }
     }
 
     /** Whether two adaptive settings are the same: on or off, bounds, algorithm and drop-on. */

@@ -363,6 +363,22 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void aRefreshThatWouldLeaveAnAimdPoolWithoutARunTimeout_isRefused(CapturedOutput output) {
+        // Found by a review: configured off, switched on from the endpoint, then the run-timeout
+        // removed from the configuration: the refresh checked the configuration alone.
+        this.runner.withPropertyValues("pools.instances.db.adaptive.enabled=false", "pools.instances.db.adaptive.algorithm=aimd",
+                "pools.instances.db.run-timeout=5s").run((context) -> {
+                    SpringPool db = context.getBean("db", SpringPool.class);
+                    tune(context, "db", Map.of(), true);
+                    assertThat(db.adaptive().enabled()).isTrue();
+                    removeProperty(context, "pools.instances.db.run-timeout");
+                    assertThat(db.config().runTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+                    assertThat(output).contains("Pool 'db' not refreshed, it keeps its options")
+                        .contains("'pools.instances.db.run-timeout'").contains("aimd");
+                });
+    }
+
+    @Test
     void removingTheRunTimeoutOfAnAimdPoolThroughTheEndpoint_isA400_asAtStartup() {
         // Found by a review: startup refuses aimd without a run-timeout (the capacity would only
         // grow), and the endpoint let one be removed.
@@ -515,6 +531,25 @@ class PoolsAdaptiveTests {
             refresh(context, Map.of("pools.instances.mail.adaptive.min-capacity", "3"));
             assertThat(mail.adaptive().enabled()).as("above the reserved threads").isTrue();
         });
+    }
+
+    /** Takes a key out of the runner's test properties, as a config engine deletes it, and publishes the event. */
+    private static void removeProperty(AssertableApplicationContext context, String key) {
+        org.springframework.core.env.MutablePropertySources sources = context.getEnvironment().getPropertySources();
+        org.springframework.core.env.PropertySource<?> test = sources.stream()
+            .filter((source) -> source.getName().toLowerCase(java.util.Locale.ROOT).contains("test")
+                    && source instanceof org.springframework.core.env.EnumerablePropertySource)
+            .findFirst()
+            .orElseThrow();
+        Map<String, Object> kept = new java.util.LinkedHashMap<>();
+        for (String name : ((org.springframework.core.env.EnumerablePropertySource<?>) test).getPropertyNames()) {
+            if (!name.equals(key)) {
+                kept.put(name, test.getProperty(name));
+            }
+        }
+        assertThat(kept).hasSizeLessThan(((org.springframework.core.env.EnumerablePropertySource<?>) test).getPropertyNames().length);
+        sources.replace(test.getName(), new MapPropertySource(test.getName(), kept));
+        context.publishEvent(new EnvironmentChangeEvent(context, java.util.Set.of(key)));
     }
 
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {

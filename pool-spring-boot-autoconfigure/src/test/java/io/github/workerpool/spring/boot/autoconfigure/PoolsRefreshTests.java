@@ -154,6 +154,19 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void withLazyInitialization_aRefreshStillAppliesWhatChanged() {
+        // Found by a review: made lazily at the first refresh, the refresher took the refreshed
+        // settings for those the pools were built with, and applied nothing.
+        this.runner.withInitializer((context) -> context
+            .addBeanFactoryPostProcessor(new org.springframework.boot.LazyInitializationBeanFactoryPostProcessor()))
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                refresh(context, Map.of("pools.instances.mail.capacity", "8"));
+                assertThat(mail.capacity()).isEqualTo(8);
+            });
+    }
+
+    @Test
     void aKeyInAnotherFormThanThePoolsName_refreshesThatPool(CapturedOutput output) {
         // Found by a review: orderEvents from a config engine was warned as a new pool, and
         // order-events kept its capacity.
