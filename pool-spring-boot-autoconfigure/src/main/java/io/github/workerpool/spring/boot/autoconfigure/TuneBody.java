@@ -172,7 +172,7 @@ final class TuneBody {
         }
     }
 
-    /** What is wrong with the first field that no option has, or that holds an object or an array; null if none. */
+    /** What is wrong with the first field that no option has, or that holds an object, an array or a null; null if none. */
     static String badField(Map<String, Object> fields) {
         for (Map.Entry<String, Object> field : fields.entrySet()) {
             Object value = field.getValue();
@@ -185,6 +185,12 @@ final class TuneBody {
                 String what = (value instanceof Map<?, ?>) ? "an object" : "an array";
                 return (option != null) ? option.field() + " must be " + option.expected() + ", but was " + what
                         : ADAPTIVE + " must be true or false, but was " + what;
+            }
+            if (value == null) {
+                // Actuator binds a null as a field left out: it would change nothing without a word.
+                String name = (option != null) ? option.field() : ADAPTIVE;
+                return name + " must be " + ((option != null) ? option.expected() : "true or false")
+                        + ", but was null; leave the field out to keep its value";
             }
         }
         return null;

@@ -50,7 +50,7 @@ class PoolsEndpointSweepIntegrationTests {
         // Nothing to change.
         cases.add(post(tune, null, 400, "nothing to change"));
         cases.add(post(tune, "{}", 400, "nothing to change"));
-        cases.add(post(tune, "{\"capacity\": null}", 400, "nothing to change"));
+        cases.add(post(tune, "{\"capacity\": null}", 400, "capacity must be a whole number, but was null"));
         // A field no option has, alone or next to good ones (found by a review: it was dropped and the rest applied).
         cases.add(post(tune, "{\"size\": 5}", 400, "size is no option of a pool"));
         cases.add(post(tune, "{\"capacty\": 50}", 400, "capacty is no option of a pool; did you mean capacity?"));
@@ -87,6 +87,10 @@ class PoolsEndpointSweepIntegrationTests {
             cases.add(post(tune, "{\"nonblocking\": " + value + "}", 400, "nonblocking must be true or false, but was an array"));
         }
         cases.add(post(tune, "{\"capacity\": 5, \"extra\": {\"a\": 1}}", 400, "extra is no option of a pool"));
+        // A null would bind as a field left out and change nothing without a word (found by a review).
+        cases.add(post(tune, "{\"capacity\": 5, \"blockingTimeout\": null}", 400,
+                "blockingTimeout must be a duration such as \"500ms\", \"2s\" or \"PT2S\", or \"none\", but was null"));
+        cases.add(post(tune, "{\"adaptive\": null}", 400, "adaptive must be true or false, but was null"));
         // Other bad fields, alone or next to good ones: nothing changes.
         cases.add(post(tune, "{\"capacity\": 5, \"maxBlockingTasks\": -1}", 400, "maxBlockingTasks must be 0"));
         cases.add(post(tune, "{\"capacity\": 5, \"queueCapacity\": 0}", 400, "queueCapacity of pool 'mail' cannot change"));
