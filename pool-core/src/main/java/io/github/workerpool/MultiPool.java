@@ -448,7 +448,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      * sub-pool meanwhile. Calls on the multi-pool ({@code tune} too) take turns, so every sub-pool
      * gets them in the same order; {@code change} should be quick, as a later call waits for it. To
      * change one sub-pool, use {@code pool(i).reconfigure(...)}. The change is checked against every
-     * sub-pool before any changes.
+     * sub-pool before any changes, and a sub-pool that refuses it all the same (one changed on its
+     * own meanwhile) puts back those changed before it: the sub-pools never end up split.
      *
      * @return the options of sub-pool 0 afterwards, under the multi-pool's name
      */
@@ -458,11 +459,30 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         reconfiguring.lock();
         try {
             for (WorkerPool p : pools) {
-                PoolConfig own = p.config();
-                own.checkLiveChange(apply(change, own));
+                // Checked under the multi-pool's name, so a refusal names it, not sub-pool 0.
+                PoolConfig own = p.config().withName(name);
+                own.checkLiveChange(change.apply(own));
             }
-            for (WorkerPool p : pools) {
-                p.reconfigure(c -> apply(change, c));
+            PoolConfig[] before = new PoolConfig[pools.length];
+            int changed = 0;
+            try {
+                for (; changed < pools.length; changed++) {
+                    before[changed] = pools[changed].config();
+                    pools[changed].reconfigure(c -> apply(change, c));
+                }
+            } catch (RuntimeException e) {
+                // The change passed the check and was refused later (a sub-pool changed on its own
+                // in between, or a change that answers differently each call): the sub-pools
+                // changed already go back, so that they never end up split.
+                for (int i = 0; i < changed; i++) {
+                    PoolConfig back = before[i];
+                    try {
+                        pools[i].reconfigure(c -> back);
+                    } catch (RuntimeException rollback) {
+                        e.addSuppressed(rollback);
+                    }
+                }
+                throw e;
             }
             return config();
         } finally {

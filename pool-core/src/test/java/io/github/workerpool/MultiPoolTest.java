@@ -506,6 +506,27 @@ class MultiPoolTest {
     }
 
     @Test
+    void aChangeASubPoolRefusesAfterTheCheck_putsBackTheSubPoolsChangedBeforeIt() {
+        // Found by a review: the check passed, sub-pool 1 then refused (here: a change that answers
+        // differently on its 4th call, as when sub-pool 1 was changed on its own in between), and
+        // sub-pool 0 kept the change: split.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(8), LoadBalancing.ROUND_ROBIN));
+        AtomicInteger calls = new AtomicInteger();
+        // Calls 1 and 2 check the change against each sub-pool, 3 and 4 apply it.
+        assertThatThrownBy(() -> pools.reconfigure(c -> c.withCapacity(calls.incrementAndGet() == 4 ? 0 : 4)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity");
+        assertThat(pools.pool(0).capacity()).as("put back").isEqualTo(8);
+        assertThat(pools.pool(1).capacity()).isEqualTo(8);
+    }
+
+    @Test
+    void aRefusedChange_namesTheMultiPool_notSubPool0() {
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(8).name("ingest"), LoadBalancing.ROUND_ROBIN));
+        assertThatThrownBy(() -> pools.reconfigure(c -> c.withName("other")))
+            .hasMessageContaining("'ingest'").hasMessageNotContaining("ingest-0");
+    }
+
+    @Test
     void twoTunesAtOnce_leaveEverySubPoolWithTheSameCapacity() throws Exception {
         // Found by a review: a tune that ran between another's changes to sub-pools 0 and 1 left
         // them split (5 and 3).
