@@ -42,6 +42,7 @@ final class Deadlines {
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(null, r, name, 0, false); // no inherited thread locals of whoever armed it
         t.setDaemon(true);
+        t.setContextClassLoader(Deadlines.class.getClassLoader()); // not the loader of whichever application armed it
         return t;
     }
 

@@ -104,8 +104,9 @@ public abstract class ForwardingPool implements Pool {
     @Override
     public void addListener(PoolListener listener) {
         Objects.requireNonNull(listener, "listener");
+        Pool d = delegate(); // a subclass's, which may take locks of its own: not under the monitor
         synchronized (told) { // with the delegate's change, so that a remove meanwhile finds both or neither
-            Told t = new Told(listener, this, delegate());
+            Told t = new Told(listener, this, d);
             t.delegate.addListener(t);
             told.add(t);
         }

@@ -463,21 +463,33 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 PoolConfig own = p.config().withName(name);
                 own.checkLiveChange(change.apply(own));
             }
+            // What each sub-pool had and got, as its reconfigure applied it (the last call of the
+            // function is the one that took).
             PoolConfig[] before = new PoolConfig[pools.length];
+            PoolConfig[] after = new PoolConfig[pools.length];
             int changed = 0;
             try {
                 for (; changed < pools.length; changed++) {
-                    before[changed] = pools[changed].config();
-                    pools[changed].reconfigure(c -> apply(change, c));
+                    int k = changed;
+                    pools[k].reconfigure(c -> {
+                        before[k] = c;
+                        return after[k] = apply(change, c);
+                    });
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 // The change passed the check and was refused later (a sub-pool changed on its own
                 // in between, or a change that answers differently each call): the sub-pools
-                // changed already go back, so that they never end up split.
+                // changed already go back, so that they never end up split; one changed again
+                // since (its own adaptive sizing, a change of it alone) keeps that change.
                 for (int i = 0; i < changed; i++) {
-                    PoolConfig back = before[i];
+                    PoolConfig was = before[i];
+                    PoolConfig got = after[i];
                     try {
-                        pools[i].reconfigure(c -> back);
+                        PoolConfig now = pools[i].reconfigure(c -> c.equals(got) ? was : c);
+                        if (!now.equals(was)) {
+                            e.addSuppressed(new IllegalStateException("sub-pool '" + pools[i].name()
+                                    + "' was changed again meanwhile and keeps " + now + " instead of going back to " + was));
+                        }
                     } catch (RuntimeException rollback) {
                         e.addSuppressed(rollback);
                     }

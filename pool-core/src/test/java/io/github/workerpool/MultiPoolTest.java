@@ -520,6 +520,24 @@ class MultiPoolTest {
     }
 
     @Test
+    void theRollback_leavesASubPoolThatWasChangedAgainMeanwhile_withThatChange() {
+        // Found by a review: the rollback put back the old options over a change made to the
+        // sub-pool alone in between (its own adaptive sizing, say).
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(8), LoadBalancing.ROUND_ROBIN));
+        AtomicInteger calls = new AtomicInteger();
+        assertThatThrownBy(() -> pools.reconfigure(c -> {
+            if (calls.incrementAndGet() == 4) {
+                pools.pool(0).tune(12); // sub-pool 0, changed already, changed again on its own
+                return c.withCapacity(0);
+            }
+            return c.withCapacity(4);
+        })).isInstanceOf(IllegalArgumentException.class)
+            .satisfies(e -> assertThat(e.getSuppressed()).singleElement().asString().contains("changed again meanwhile"));
+        assertThat(pools.pool(0).capacity()).as("its own later change stays").isEqualTo(12);
+        assertThat(pools.pool(1).capacity()).isEqualTo(8);
+    }
+
+    @Test
     void aRefusedChange_namesTheMultiPool_notSubPool0() {
         MultiPool pools = invariants.track(MultiPool.of(2, builder(8).name("ingest"), LoadBalancing.ROUND_ROBIN));
         assertThatThrownBy(() -> pools.reconfigure(c -> c.withName("other")))
