@@ -257,7 +257,9 @@ enum PoolOption {
         return switch (this.type) {
             case INT -> "a whole number";
             case BOOLEAN -> "true or false";
-            case DURATION -> "a duration such as \"500ms\", \"2s\" or \"PT2S\", or \"" + NONE + "\"";
+            // expiry has no "none": keeping idle workers for ever is disable-purge.
+            case DURATION -> "a duration such as \"500ms\", \"2s\" or \"PT2S\""
+                    + ((this == EXPIRY) ? "" : ", or \"" + NONE + "\"");
         };
     }
 

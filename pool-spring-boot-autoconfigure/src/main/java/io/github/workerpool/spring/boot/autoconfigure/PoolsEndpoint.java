@@ -254,7 +254,7 @@ public class PoolsEndpoint {
             });
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
-            throw badRequest(prefix + ex.getMessage());
+            throw badRequest(prefix + asSent(String.valueOf(ex.getMessage()), values.values()));
         }
         if (adaptive != null && (adaptiveValue != null || capacity != null)) {
             boolean on = (adaptiveValue != null) ? adaptiveValue : false;
@@ -285,6 +285,17 @@ public class PoolsEndpoint {
             newValues.put("adaptive", adaptive.enabled());
         }
         return new Tuned(oldValues, newValues);
+    }
+
+    /** The pool's message as a request writes values: "-1s", not the builder's "PT-1S"; "none", not null. */
+    private static String asSent(String message, java.util.Collection<Object> values) {
+        String shown = message.replace("or null for none", "or \"none\"");
+        for (Object value : values) {
+            if (value instanceof java.time.Duration duration) {
+                shown = shown.replace(duration.toString(), PoolConfigurationException.shown(duration));
+            }
+        }
+        return shown;
     }
 
     private static boolean adaptiveValue(Object raw, String prefix) {
