@@ -132,6 +132,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 name = instance.getKey();
                 configured.add(name);
                 if (this.announced.add(name)) {
+                    if (this.beanFactory.containsBean(name)) {
+                        // As at startup: the application's bean of that name wins, and these do nothing.
+                        logger.warn("pools.instances." + name + " is not applied: the application defines a bean named '"
+                                + name + "', which the starter leaves alone; rename the entry to have a pool of its own");
+                        continue;
+                    }
                     try {
                         PoolsRegistrar.checkName(name);
                         logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");

@@ -190,6 +190,20 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void anInstanceShadowedByTheApplicationsOwnBean_isWarnedAsNotApplied_notAsAdded(CapturedOutput output) {
+        // Found by a review: the entry was warned as "added ... takes a restart" on every refresh.
+        this.runner.withPropertyValues("pools.instances.reports.capacity=2")
+            .withBean("reports", io.github.workerpool.Pool.class,
+                    () -> io.github.workerpool.WorkerPool.builder().name("reports").capacity(1).build())
+            .run((context) -> {
+                refresh(context, Map.of("pools.instances.reports.capacity", "4"));
+                assertThat(output).contains("pools.instances.reports is not applied: the application defines a bean named "
+                        + "'reports'").doesNotContain("Pool 'reports' was added");
+                assertThat(context.getBean("reports", io.github.workerpool.Pool.class).capacity()).isEqualTo(1);
+            });
+    }
+
+    @Test
     void anAddedInstanceIsWarnedOnce_notOnEveryLaterRefresh(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.instances.reports.capacity", "2"));
