@@ -127,6 +127,7 @@ public final class Pipeline implements AutoCloseable {
     private long stopped;
     /** Set on a thread while it runs a batch of this pipeline: close() and await() there would wait for themselves. */
     private final ThreadLocal<Batch> runningBatch = new ThreadLocal<>();
+    private final ThreadLocal<Boolean> ownThread = new ThreadLocal<>(); // set on the pipeline's own threads
     /** Test seam: told, under the lock, each time a batch enters a stage (batch number, stage from 1). */
     volatile EnterListener enterListener;
 
@@ -150,8 +151,21 @@ public final class Pipeline implements AutoCloseable {
         // holds a slot), so it never fills, and submit never waits for a worker that is still
         // finishing the batch that freed the slot (an interrupt there would fail the batch).
         int capacity = (int) Math.min(Integer.MAX_VALUE, sum);
+        java.util.concurrent.atomic.AtomicLong threads = new java.util.concurrent.atomic.AtomicLong();
+        // Its threads are marked, so that close() and await() from one (a listener of pool(), after
+        // a batch ended) are refused: close() would wait for that very thread, and await() on a
+        // full pool for a batch that thread holds up.
         this.workers = WorkerPool.builder().name(name).capacity(capacity).queueCapacity(capacity)
-                .expiry(Duration.ofSeconds(1)).build();
+                .expiry(Duration.ofSeconds(1))
+                .threadFactory((r) -> {
+                    Thread t = new Thread(() -> {
+                        ownThread.set(Boolean.TRUE);
+                        r.run();
+                    }, name + "-" + threads.incrementAndGet());
+                    t.setDaemon(false); // as the pool's own factory makes them
+                    return t;
+                })
+                .build();
         this.pool = new OwnedPool(workers, name);
     }
 
@@ -197,7 +211,8 @@ public final class Pipeline implements AutoCloseable {
      *         stops at this batch, as if it had failed: earlier batches run to the end, later
      *         submissions return false, and {@code await()} reports only real failures
      * @throws IllegalArgumentException if the number of steps is not the number of stages
-     * @throws IllegalStateException if called from a step of this pipeline: it could wait for a
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
+     *         listener of {@link #pool()}): it could wait for a
      *         stage-1 slot that its own batch, or a batch it waits for, holds
      */
     public boolean submit(Step... steps) throws InterruptedException {
@@ -258,7 +273,8 @@ public final class Pipeline implements AutoCloseable {
      * {@code Wait}), then reports the first failure among them, in batch order.
      * @throws PipelineException the first failure in batch order, with the step's exception as cause
      * @throws InterruptedException if interrupted while waiting
-     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
+     *         listener of {@link #pool()}) (it would wait for its
      *         own batch)
      */
     public void await() throws InterruptedException, PipelineException {
@@ -273,7 +289,8 @@ public final class Pipeline implements AutoCloseable {
      * @return true if they all ended in time, false if the timeout passed first
      * @throws PipelineException if they ended and one failed: the first failure in batch order
      * @throws InterruptedException if interrupted while waiting
-     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
+     *         listener of {@link #pool()}) (it would wait for its
      *         own batch)
      */
     public boolean await(Duration timeout) throws InterruptedException, PipelineException {
@@ -347,7 +364,8 @@ public final class Pipeline implements AutoCloseable {
      * threads to exit. If interrupted while waiting, it {@linkplain #cancel() cancels} (every
      * batch stops at its next stage boundary), keeps waiting, and restores the interrupt status.
      * Failures are reported by {@link #await()}, which may still be called.
-     * @throws IllegalStateException if called from a step of this pipeline (it would wait for its
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
+     *         listener of {@link #pool()}) (it would wait for its
      *         own batch); a step may call {@link #cancel()}
      */
     @Override
@@ -389,6 +407,10 @@ public final class Pipeline implements AutoCloseable {
             throw new IllegalStateException("pipeline '" + name + "': " + call + " called from a step of batch "
                     + own.number + " would wait for that batch itself; a step may call cancel(), and submit "
                     + "from the thread that feeds the pipeline");
+        }
+        if (ownThread.get() != null) {
+            throw new IllegalStateException("pipeline '" + name + "': " + call + " called from one of its own threads "
+                    + "(a listener of its pool) could wait for that thread itself; call it from another thread");
         }
     }
 

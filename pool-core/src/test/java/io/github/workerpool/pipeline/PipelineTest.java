@@ -195,6 +195,45 @@ class PipelineTest {
     }
 
     @Test
+    void closeOrAwaitFromAListenerOfItsPool_throwsInsteadOfWaitingForItsOwnThread() throws Exception {
+        // Found by a review: a listener's close() waited for the thread it ran on, for ever; with
+        // one worker, an await() there waits for a batch that thread holds up.
+        Pipeline p = pipeline(1);
+        AtomicReference<Object> fromAwait = new AtomicReference<>();
+        AtomicReference<Object> fromClose = new AtomicReference<>();
+        CountDownLatch told = new CountDownLatch(1);
+        p.pool().addListener(new PoolListener() {
+            @Override
+            public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+                if (told.getCount() == 0) {
+                    return;
+                }
+                try {
+                    fromAwait.set(p.await(Duration.ofSeconds(1)));
+                } catch (Throwable t) {
+                    fromAwait.set(t);
+                }
+                try {
+                    p.close();
+                    fromClose.set("closed");
+                } catch (Throwable t) {
+                    fromClose.set(t);
+                }
+                told.countDown();
+            }
+        });
+        CountDownLatch second = new CountDownLatch(1);
+        p.submit(() -> { });
+        p.submit(() -> Latches.pass(second));
+        assertThat(told.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the listener returned").isTrue();
+        second.countDown();
+        assertThat(fromAwait.get()).isInstanceOf(IllegalStateException.class);
+        assertThat(fromClose.get()).isInstanceOf(IllegalStateException.class);
+        assertThat((Throwable) fromClose.get()).hasMessageContaining("from one of its own threads");
+        p.await();
+    }
+
+    @Test
     void theListenersOfThePipelinesPool_areToldOfTheGuardedView_notOfThePoolUnderIt() throws Exception {
         // Found by a review: told of the WorkerPool underneath, a listener could releaseNow() it,
         // dropping admitted batches so that await() and close() waited for ever.
