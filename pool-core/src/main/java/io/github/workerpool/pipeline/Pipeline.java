@@ -211,9 +211,9 @@ public final class Pipeline implements AutoCloseable {
      *         stops at this batch, as if it had failed: earlier batches run to the end, later
      *         submissions return false, and {@code await()} reports only real failures
      * @throws IllegalArgumentException if the number of steps is not the number of stages
-     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
-     *         listener of {@link #pool()}): it could wait for a
-     *         stage-1 slot that its own batch, or a batch it waits for, holds
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its
+     *         threads (a listener of {@link #pool()}): it could wait for a stage-1 slot that its own
+     *         batch, or a batch it waits for, holds
      */
     public boolean submit(Step... steps) throws InterruptedException {
         Objects.requireNonNull(steps, "steps");
@@ -273,9 +273,8 @@ public final class Pipeline implements AutoCloseable {
      * {@code Wait}), then reports the first failure among them, in batch order.
      * @throws PipelineException the first failure in batch order, with the step's exception as cause
      * @throws InterruptedException if interrupted while waiting
-     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
-     *         listener of {@link #pool()}) (it would wait for its
-     *         own batch)
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its
+     *         threads (a listener of {@link #pool()}): it would wait for its own batch or thread
      */
     public void await() throws InterruptedException, PipelineException {
         if (!await(-1L)) {
@@ -289,9 +288,8 @@ public final class Pipeline implements AutoCloseable {
      * @return true if they all ended in time, false if the timeout passed first
      * @throws PipelineException if they ended and one failed: the first failure in batch order
      * @throws InterruptedException if interrupted while waiting
-     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
-     *         listener of {@link #pool()}) (it would wait for its
-     *         own batch)
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its
+     *         threads (a listener of {@link #pool()}): it would wait for its own batch or thread
      */
     public boolean await(Duration timeout) throws InterruptedException, PipelineException {
         long nanos;
@@ -364,9 +362,9 @@ public final class Pipeline implements AutoCloseable {
      * threads to exit. If interrupted while waiting, it {@linkplain #cancel() cancels} (every
      * batch stops at its next stage boundary), keeps waiting, and restores the interrupt status.
      * Failures are reported by {@link #await()}, which may still be called.
-     * @throws IllegalStateException if called from a step of this pipeline, or from one of its threads (a
-     *         listener of {@link #pool()}) (it would wait for its
-     *         own batch); a step may call {@link #cancel()}
+     * @throws IllegalStateException if called from a step of this pipeline, or from one of its
+     *         threads (a listener of {@link #pool()}): it would wait for its own batch or thread; a
+     *         step may call {@link #cancel()}
      */
     @Override
     public void close() {
