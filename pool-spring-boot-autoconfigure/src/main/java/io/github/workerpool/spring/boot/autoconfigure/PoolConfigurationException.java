@@ -60,6 +60,20 @@ public class PoolConfigurationException extends RuntimeException {
         return String.valueOf(value);
     }
 
+    /**
+     * A message of the pool's with each duration among {@code values} as {@link #shown} writes it
+     * ("-1s", not the "PT-1S" the pool's message prints).
+     */
+    static String withDurationsShown(String message, Iterable<?> values) {
+        String shown = message;
+        for (Object value : values) {
+            if (value instanceof Duration duration) {
+                shown = shown.replace(duration.toString(), shown(duration));
+            }
+        }
+        return shown;
+    }
+
     private static final ChronoUnit[] UNITS = { ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES,
             ChronoUnit.SECONDS, ChronoUnit.MILLIS, ChronoUnit.MICROS, ChronoUnit.NANOS };
 

@@ -413,9 +413,8 @@ final class PoolSettings {
 
     /** The pool's reason for refusing a value, the value as the properties write it ("-1s", not "PT-1S"). */
     private static String reason(RuntimeException ex, Object value) {
-        String message = String.valueOf(ex.getMessage());
-        return (value instanceof Duration duration)
-                ? message.replace(duration.toString(), PoolConfigurationException.shown(duration)) : message;
+        return PoolConfigurationException.withDurationsShown(String.valueOf(ex.getMessage()),
+                Collections.singletonList(value));
     }
 
     /** The configured capacity, or null if neither the pool nor pools.defaults sets it. */

@@ -289,13 +289,7 @@ public class PoolsEndpoint {
 
     /** The pool's message as a request writes values: "-1s", not the builder's "PT-1S"; "none", not null. */
     private static String asSent(String message, java.util.Collection<Object> values) {
-        String shown = message.replace("or null for none", "or \"none\"");
-        for (Object value : values) {
-            if (value instanceof java.time.Duration duration) {
-                shown = shown.replace(duration.toString(), PoolConfigurationException.shown(duration));
-            }
-        }
-        return shown;
+        return PoolConfigurationException.withDurationsShown(message.replace("or null for none", "or \"none\""), values);
     }
 
     private static boolean adaptiveValue(Object raw, String prefix) {

@@ -230,11 +230,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
             boolean adaptiveCapacity = adaptive != null
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
-            checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged,
-                    settings.liveConfig(before, new ArrayList<>(), adaptiveCapacity, configuredBefore));
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
-                return settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
+                PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
+                // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
+                checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
+                return next;
             });
             if (adaptiveConfigChanged || capacityConfigChanged) {
                 if (adaptive == null && nextAdaptive.enabled() && adaptiveConfigChanged) {
