@@ -1,0 +1,1 @@
+{ split($0, parts, "|"); n=split(parts[2], m, " "); printf "%-6s %s first50k %s pace %.1f ms/50k", $1, $2, m[1], (m[19]-m[4])/15; if (match($0, /end c1=[0-9]+ c2=[0-9]+ fj=[0-9]+/)) printf "  %s", substr($0, RSTART, RLENGTH); print "" }
