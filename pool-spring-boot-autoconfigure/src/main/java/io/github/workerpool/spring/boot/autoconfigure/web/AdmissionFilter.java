@@ -43,8 +43,12 @@ final class AdmissionFilter implements Filter {
      * The count is raised before the limit is read: two requests that arrive together at the last
      * slot cannot both get in, and at worst one of them gets a 503 while the other is leaving.
      *
-     * Requests under the exempt path (the actuator's) are always let in and not counted, so the
-     * pool can be watched and tuned while the application is full; they run on the reserved threads.
+     * Requests under the exempt path (the actuator's) are let in and not counted while fewer than
+     * reservedThreads - 1 of them are in, so the pool can be watched and tuned while the
+     * application is full: they run on the reserved threads, and at least one of those is left to
+     * answer the 503s (two slow health checks, waiting for the database the application waits for,
+     * held both of the default reserve, and every new request then waited in the pool's queue).
+     * One beyond that counts as the application's: let in while there is room, else a 503.
      */
 
     static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -75,7 +79,13 @@ final class AdmissionFilter implements Filter {
 
     private final AtomicInteger inFlight = new AtomicInteger();
 
+    /** Exempt requests in now, counted apart from the application's. */
+    private final AtomicInteger exemptInFlight = new AtomicInteger();
+
     private final LongAdder refusedSinceLog = new LongAdder();
+
+    /** Whether 503s were answered since the last message (set after counting one, cleared before the sum). */
+    private volatile boolean refusedUnlogged;
 
     /** When the next overload may be logged; the first one is logged at once. */
     private final AtomicLong nextLogNanos;
@@ -104,18 +114,27 @@ final class AdmissionFilter implements Filter {
         return this.inFlight.get();
     }
 
+    /** Exempt (actuator) requests in now, apart from the application's. */
+    int exemptInFlight() {
+        return this.exemptInFlight.get();
+    }
+
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        checkRules();
+        long now = this.clock.getAsLong();
+        checkRules(now);
         if (!(request instanceof HttpServletRequest http)) {
             chain.doFilter(request, response);
             return;
         }
         if (exempt(http)) {
             NOT_A_SAMPLE.run(); // the actuator's time says nothing about the application's
-            chain.doFilter(request, response);
-            return;
+            if (this.exemptInFlight.incrementAndGet() < this.pool.reservedThreads()) {
+                admitted(request, response, chain, this.exemptInFlight, now);
+                return;
+            }
+            this.exemptInFlight.decrementAndGet(); // beyond the reserve's share: counted as the application's
         }
         int limit = this.pool.admissionLimit();
         int inFlight = this.inFlight.incrementAndGet();
@@ -124,17 +143,24 @@ final class AdmissionFilter implements Filter {
             refuse((HttpServletResponse) response, limit);
             return;
         }
+        admitted(request, response, chain, this.inFlight, now);
+    }
+
+    /** Runs an admitted request, counted in {@code count} until it is done (an async one: until it completes). */
+    private void admitted(ServletRequest request, ServletResponse response, FilterChain chain, AtomicInteger count,
+            long now) throws IOException, ServletException {
+        logRefusedSinceIfDue(now);
         boolean async = false;
         try {
             chain.doFilter(request, response);
             if (request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new Release());
+                request.getAsyncContext().addListener(new Release(count));
                 async = true;
             }
         }
         finally {
             if (!async) {
-                this.inFlight.decrementAndGet();
+                count.decrementAndGet();
             }
         }
     }
@@ -161,16 +187,32 @@ final class AdmissionFilter implements Filter {
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         this.refusedSinceLog.increment();
-        logOverload(limit);
+        this.refusedUnlogged = true;
+        logOverload(this.clock.getAsLong(), limit);
     }
 
-    private void logOverload(int limit) {
-        long now = this.clock.getAsLong();
+    /**
+     * Logs the 503s answered since the last message once the minute has passed, at the first
+     * request admitted after it (a refused one tells them with itself): the end of a burst is
+     * told then, not at the next overload, hours later. One volatile read per request while
+     * nothing waits to be told.
+     */
+    private void logRefusedSinceIfDue(long now) {
+        if (this.refusedUnlogged && now - this.nextLogNanos.get() >= 0) {
+            logOverload(now, this.pool.admissionLimit());
+        }
+    }
+
+    private void logOverload(long now, int limit) {
         long next = this.nextLogNanos.get();
         if (now - next < 0 || !this.nextLogNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
             return;
         }
+        this.refusedUnlogged = false; // before the sum: a refusal counted after it sets it again
         long refused = this.refusedSinceLog.sumThenReset();
+        if (refused == 0) {
+            return; // told by a racing message
+        }
         int capacity = this.pool.pool().capacity();
         int reserved = this.pool.reservedThreads();
         logger.warn("Web server overloaded: answered 503 to " + refused + " request(s) since the last such message"
@@ -186,8 +228,7 @@ final class AdmissionFilter implements Filter {
      * Warns, at most once a minute, while a live change of the pool (a tune, a config refresh)
      * breaks a rule that startup enforced, such as a nonblocking pool that refuses Tomcat's tasks.
      */
-    private void checkRules() {
-        long now = this.clock.getAsLong();
+    private void checkRules(long now) {
         long next = this.nextRuleCheckNanos.get();
         if (now - next < 0 || !this.nextRuleCheckNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
             return;
@@ -210,9 +251,15 @@ final class AdmissionFilter implements Filter {
     }
 
     /** Ends the admission of an async request when it is done. */
-    private final class Release implements AsyncListener {
+    private static final class Release implements AsyncListener {
 
         private final AtomicBoolean released = new AtomicBoolean();
+
+        private final AtomicInteger count;
+
+        Release(AtomicInteger count) {
+            this.count = count;
+        }
 
         @Override
         public void onComplete(AsyncEvent event) {
@@ -237,7 +284,7 @@ final class AdmissionFilter implements Filter {
 
         private void release() {
             if (this.released.compareAndSet(false, true)) {
-                AdmissionFilter.this.inFlight.decrementAndGet();
+                this.count.decrementAndGet();
             }
         }
 

@@ -90,6 +90,41 @@ class AdmissionFilterTests {
     }
 
     @Test
+    void actuatorRequestsBeyondReservedThreadsMinusOneCountAsTheApplications() throws Exception {
+        // Found by a review: two slow health checks held both reserved threads, and every new
+        // request then waited in the pool's queue instead of getting its 503.
+        holdAsync("/a");
+        holdAsync("/b"); // the application is full: capacity 4 minus 2 reserved
+        MockAsyncContext health = holdAsync(actuator("/actuator/health"));
+        assertThat(this.filter.exemptInFlight()).isEqualTo(1);
+        assertThat(this.filter.inFlight()).isEqualTo(2);
+        MockHttpServletResponse second = new MockHttpServletResponse();
+        MockFilterChain chain = new MockFilterChain();
+        this.filter.doFilter(actuator("/actuator/health"), second, chain);
+        assertThat(second.getStatus()).as("the last reserved thread is kept for the 503s").isEqualTo(503);
+        assertThat(chain.getRequest()).isNull();
+        health.complete();
+        assertThat(this.filter.exemptInFlight()).isZero();
+        MockHttpServletResponse third = new MockHttpServletResponse();
+        this.filter.doFilter(actuator("/actuator/pools/http/tune"), third, new MockFilterChain());
+        assertThat(third.getStatus()).isEqualTo(200);
+        assertThat(this.filter.exemptInFlight()).isZero();
+        assertThat(this.filter.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void anActuatorRequestBeyondTheReservesShareIsLetInWhileTheApplicationHasRoom() throws Exception {
+        MockAsyncContext health = holdAsync(actuator("/actuator/health"));
+        MockAsyncContext second = holdAsync(actuator("/actuator/health"));
+        assertThat(this.filter.exemptInFlight()).isEqualTo(1);
+        assertThat(this.filter.inFlight()).as("the second counts as the application's").isEqualTo(1);
+        second.complete();
+        health.complete();
+        assertThat(this.filter.inFlight()).isZero();
+        assertThat(this.filter.exemptInFlight()).isZero();
+    }
+
+    @Test
     void theActuatorBelowTheDispatcherServletsPath_isLetIn() throws Exception {
         // Found by a review: with spring.mvc.servlet.path=/api the actuator is at /api/actuator,
         // and a tune was counted, and refused, exactly when the pool was full.
@@ -227,6 +262,30 @@ class AdmissionFilterTests {
     }
 
     @Test
+    void theEndOfABurstIsLoggedAtTheFirstRequestAfterTheMinute(CapturedOutput output) throws Exception {
+        // Found by a review: the rest of a burst was told only at the next refusal, hours later.
+        MockAsyncContext a = holdAsync("/a");
+        holdAsync("/b");
+        refuse(3);
+        assertThat(occurrences(output)).isEqualTo(1);
+        a.complete();
+        this.now.addAndGet(Duration.ofSeconds(59).toNanos());
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/c"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        assertThat(occurrences(output)).as("not before the minute").isEqualTo(1);
+        this.now.addAndGet(Duration.ofSeconds(1).toNanos());
+        MockHttpServletResponse admitted = new MockHttpServletResponse();
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/c"), admitted, new MockFilterChain());
+        assertThat(admitted.getStatus()).isEqualTo(200);
+        assertThat(occurrences(output)).isEqualTo(2);
+        assertThat(output).contains("answered 503 to 2 request(s) since the last such message");
+        this.now.addAndGet(Duration.ofMinutes(5).toNanos());
+        this.filter.doFilter(new MockHttpServletRequest("GET", "/c"), new MockHttpServletResponse(),
+                new MockFilterChain());
+        assertThat(occurrences(output)).as("nothing more to tell").isEqualTo(2);
+    }
+
+    @Test
     void liveChangeThatBreaksARuleIsWarnedAtMostOnceAMinute(CapturedOutput output) throws Exception {
         this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
                 new MockFilterChain());
@@ -263,12 +322,22 @@ class AdmissionFilterTests {
 
     /** An admitted request that goes async and stays open. */
     private MockAsyncContext holdAsync(String path) throws Exception {
-        MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
+        return holdAsync(new MockHttpServletRequest("GET", path));
+    }
+
+    private MockAsyncContext holdAsync(MockHttpServletRequest request) throws Exception {
         request.setAsyncSupported(true);
         MockHttpServletResponse response = new MockHttpServletResponse();
         this.filter.doFilter(request, response, (req, res) -> req.startAsync());
         AsyncContext async = request.getAsyncContext();
         return (MockAsyncContext) async;
+    }
+
+    /** A request to the actuator, under the exempt path as the container's servlet path tells it. */
+    private static MockHttpServletRequest actuator(String path) {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
+        request.setServletPath(path);
+        return request;
     }
 
     private void refuse(int times) throws Exception {
