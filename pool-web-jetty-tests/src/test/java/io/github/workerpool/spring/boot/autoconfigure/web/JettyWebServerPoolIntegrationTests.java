@@ -1,5 +1,6 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.Test;
@@ -17,12 +19,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.jetty.JettyWebServer;
+import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -80,6 +86,51 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
                 .keySet()
                 .stream()
                 .noneMatch((t) -> t.getName().startsWith("http-connector-")));
+    }
+
+    @Test
+    void aConnectorTheApplicationAddsLaterRunsItsAcceptorsAndSelectorsOnThreadsOfTheirOwnToo() throws Exception {
+        // Found by a review: a connector added by an application's customizer, which runs after
+        // the pool's, got no mark, and its acceptor and selectors held pool threads for ever.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, SecondConnector.class)
+            .properties(PROPERTIES)
+            .run();
+        this.gate = this.context.getBean(WebServerPoolTestApplication.Gate.class);
+        Server server = server();
+        assertThat(server.getConnectors()).hasSize(2);
+        JettyPoolThreadPool threadPool = (JettyPoolThreadPool) server.getThreadPool();
+        int connectorThreads = 0;
+        for (Connector c : server.getConnectors()) {
+            ServerConnector connector = (ServerConnector) c;
+            connectorThreads += connector.getAcceptors() + connector.getSelectorManager().getSelectorCount();
+        }
+        int expected = connectorThreads;
+        await().atMost(Duration.ofSeconds(5)).until(() -> threadPool.connectorThreads() == expected);
+        assertThat(pool().running()).as("nothing of Jetty's own holds a pool thread").isZero();
+        int port = ((ServerConnector) server.getConnectors()[1]).getLocalPort();
+        HttpResponse<String> response = this.client
+            .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/fast"))
+                .timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).as("its requests run on the pool").matches("http-\\d+");
+        await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
+    }
+
+    /** A second port, added as applications add one: by a customizer of default order, after the pool's. */
+    @Configuration(proxyBeanMethods = false)
+    static class SecondConnector {
+
+        @Bean
+        WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
+            return (factory) -> factory.addServerCustomizers((server) -> {
+                ServerConnector connector = new ServerConnector(server);
+                connector.setHost("127.0.0.1");
+                connector.setPort(0);
+                server.addConnector(connector);
+            });
+        }
+
     }
 
     @Test
