@@ -119,8 +119,8 @@ final class TuneBody {
      */
     static Refusal refusal(String path, Target target, byte[] body, Collection<String> queryNames,
             Predicate<String> poolExists) {
-        Map<String, Object> fields = fields(new String(body, StandardCharsets.UTF_8));
-        String problem = selectorOutsideThePath(fields.keySet(), queryNames);
+        Map<String, Object> fields = fields(body);
+        String problem = (fields != null) ? selectorOutsideThePath(fields.keySet(), queryNames) : NOT_AN_OBJECT;
         if (problem == null && "tune".equals(target.action())) {
             problem = badField(fields);
             if (problem == null) {
@@ -159,8 +159,18 @@ final class TuneBody {
         return new Refusal(status, JsonWriter.standard().writeToString(body));
     }
 
-    /** A body's fields; none if it is blank or no JSON object (actuator reports that itself). */
-    static Map<String, Object> fields(String body) {
+    /**
+     * A body's fields: none if it is blank, null if it is no JSON object in UTF-8. Refused then,
+     * not handed on: actuator's JSON reader reads the bytes, skipping a byte-order mark and
+     * reading UTF-16 and UTF-32 (or an application's lenient settings, single quotes...), so a
+     * body this check could not read was bound field by field unchecked, a misspelt field dropped,
+     * or a name or action in it acting on another pool (found by a review). A UTF-8 byte-order
+     * mark is skipped here as there.
+     */
+    static Map<String, Object> fields(byte[] bytes) {
+        int from = (bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
+                && (bytes[2] & 0xFF) == 0xBF) ? 3 : 0;
+        String body = new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8);
         if (body.isBlank()) {
             return Map.of();
         }
@@ -168,9 +178,13 @@ final class TuneBody {
             return JsonParserFactory.getJsonParser().parseMap(body);
         }
         catch (IllegalArgumentException ex) { // JsonParseException among them
-            return Map.of();
+            return null;
         }
     }
+
+    /** The refusal of a body that is no JSON object in UTF-8. */
+    static final String NOT_AN_OBJECT = "JSON parse error: the body must be one JSON object in UTF-8, such as "
+            + "{\"capacity\": 50}, or nothing. Nothing was changed";
 
     /** What is wrong with the first field that no option has, or that holds an object, an array or a null; null if none. */
     static String badField(Map<String, Object> fields) {

@@ -35,6 +35,13 @@ final class HttpJson {
         return send(request);
     }
 
+    /** A POST of these very bytes, as application/json. */
+    Response postBytes(String path, byte[] body) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(this.base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
     private Response send(HttpRequest.Builder request) throws IOException, InterruptedException {
         HttpResponse<String> response = this.client.send(request.timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -1,5 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure.e2e;
 
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +11,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -114,6 +117,12 @@ class PoolsEndpointSweepIntegrationTests {
         for (String body : new String[] { "{capacity", "[5]", "5", "\"abc\"", "{\"capacity\": 5,}" }) {
             cases.add(post(tune, body, 400, "JSON parse error"));
         }
+        // A byte-order mark in front (sent as UTF-8): checked as the JSON reader reads it (found by
+        // a review: the check could not read it and handed it on, and every field was bound unchecked).
+        cases.add(post(tune, "\uFEFF{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
+        cases.add(post(tune, "\uFEFF{\"name\": \"fixed\", \"capacity\": 5}", 400, "name comes from the path"));
+        cases.add(post("/actuator/pools/mail/purge", "\uFEFF{\"action\": \"tune\", \"capacity\": 5}", 400,
+                "action comes from the path"));
         // Out of range: zero, negative, beyond int, beyond long.
         for (String value : new String[] { "0", "-2", "-2147483648", "-2147483649", "-9999999999", "\"0\"", "\"-2\"",
                 "\"-99999999999999999999\"" }) {
@@ -182,6 +191,21 @@ class PoolsEndpointSweepIntegrationTests {
         assertThat(response.status()).as("%s %s -> %s", path, body, response.body()).isEqualTo(status);
         assertThat(response.body()).contains(fragment);
         assertThat(capacitiesAndConfigs()).isEqualTo(before);
+    }
+
+    @Test
+    void bodyInAnotherEncodingIsRefusedNotHandedOnUnchecked() throws Exception {
+        // The JSON reader detects UTF-16 and UTF-32 and reads them; the check reads UTF-8 only, so
+        // it refuses what it cannot read rather than let the fields through unchecked.
+        for (Charset charset : new Charset[] { StandardCharsets.UTF_16BE,
+                StandardCharsets.UTF_16LE, StandardCharsets.UTF_16 }) {
+            tried.incrementAndGet();
+            HttpJson.Response response = http.postBytes("/actuator/pools/mail/tune",
+                    "{\"capacity\": 5, \"capacty\": 50}".getBytes(charset));
+            assertThat(response.status()).as("%s -> %s", charset, response.body()).isEqualTo(400);
+            assertThat((String) response.json("$.message")).contains("the body must be one JSON object in UTF-8");
+            assertThat(capacitiesAndConfigs()).isEqualTo(before);
+        }
     }
 
     @AfterAll

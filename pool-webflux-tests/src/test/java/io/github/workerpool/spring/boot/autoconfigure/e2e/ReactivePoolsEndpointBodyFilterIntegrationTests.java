@@ -91,6 +91,21 @@ class ReactivePoolsEndpointBodyFilterIntegrationTests {
         }
 
         @Test
+        void aBodyWithAByteOrderMarkIsCheckedAndOneInAnotherEncodingRefused() throws Exception {
+            // Found by a review: the check could not read either and handed them on, and the JSON
+            // reader, which can, bound every field unchecked.
+            HttpJson http = new HttpJson(this.port);
+            HttpJson.Response bom = http.post("/app/actuator/pools/mail/tune", "\uFEFF{\"capacity\": 5, \"capacty\": 6}");
+            assertThat(bom.status()).as(bom.body()).isEqualTo(400);
+            assertThat((String) bom.json("$.message")).contains("did you mean capacity?");
+            HttpJson.Response utf16 = http.postBytes("/app/actuator/pools/mail/tune",
+                    "{\"capacity\": 5, \"capacty\": 6}".getBytes(java.nio.charset.StandardCharsets.UTF_16BE));
+            assertThat(utf16.status()).as(utf16.body()).isEqualTo(400);
+            assertThat((String) utf16.json("$.message")).contains("the body must be one JSON object in UTF-8");
+            assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+        @Test
         void aNestedValueIsA400NamingTheField() throws Exception {
             HttpJson.Response response = new HttpJson(this.port).post("/app/actuator/pools/mail/tune",
                     "{\"capacity\": {\"value\": 5}}");
