@@ -3,10 +3,15 @@ package io.github.workerpool.spring.boot.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.workerpool.Pool;
+import io.github.workerpool.WorkerPool;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
@@ -79,7 +84,9 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
         }
         for (PoolSettings settings : pools) {
             if (registry.containsBeanDefinition(settings.name())) {
-                logger.debug("Pool '" + settings.name() + "' not created: the application defines a bean of that name");
+                checkShadowingBeanIsAPool(settings.name(), registry.getBeanDefinition(settings.name()), this.classLoader);
+                logger.info("Pool '" + settings.name() + "' of " + PoolSettings.instance(settings.name())
+                        + " not created: the application defines a pool bean of that name, which takes its place");
                 continue;
             }
             registerFactory(registry);
@@ -114,6 +121,35 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                             + "and @Scheduled methods would run on a single fallback thread",
                     "Give the pool another name.");
         }
+    }
+
+    /**
+     * Fails if the application's bean that has the name of a pool of {@code pools.instances} is
+     * known to be no pool: the pool was not made, silently, and what asked for it by name got the
+     * other bean, or none (a {@code @Component class Crawler} is the bean {@code crawler}). A bean
+     * whose type cannot be told from its definition (a factory bean, a supplier) is taken as the
+     * application's pool, as before.
+     * @throws PoolConfigurationException naming the pool's entry, the bean and its class, and the fix
+     */
+    static void checkShadowingBeanIsAPool(String name, BeanDefinition definition, ClassLoader classLoader) {
+        String typeName = (definition instanceof AnnotatedBeanDefinition annotated
+                && annotated.getFactoryMethodMetadata() != null)
+                        ? annotated.getFactoryMethodMetadata().getReturnTypeName() : definition.getBeanClassName();
+        if (typeName == null || !ClassUtils.isPresent(typeName, classLoader)) {
+            return;
+        }
+        Class<?> type = ClassUtils.resolveClassName(typeName, classLoader);
+        // A declared interface, or a class a pool extends (a @Bean ExecutorService mail()), may be a pool.
+        if (type.isInterface() || Pool.class.isAssignableFrom(type) || type.isAssignableFrom(WorkerPool.class)
+                || FactoryBean.class.isAssignableFrom(type)) {
+            return;
+        }
+        throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                "the application defines a bean named '" + name + "' (" + type.getName()
+                        + "), which is no pool, so the pool of that name cannot be made, and what asks for the "
+                        + "pool by name (@Async(\"" + name + "\"), @Qualifier(\"" + name + "\")) would get that bean",
+                "Give the pool or the bean another name (pools.instances.<other-name>, or @Component(\"...\") / "
+                        + "@Bean(\"...\")).");
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -560,6 +561,28 @@ class PoolsAutoConfigurationTests {
             assertThat(context.getBean("mail")).isSameAs(context.getBean(UserMailPoolConfiguration.class).pool);
             assertThat(context.getBean("crawler")).isInstanceOf(SpringPool.class);
         });
+    }
+
+    @Test
+    void beanOfThePoolsNameThatIsNoPoolFailsStartupNamingBoth() {
+        // Found by a review: the README's own @Component class Crawler is the bean "crawler", and
+        // pools.instances.crawler was then not made, silently.
+        this.runner.withBean("crawler", String.class, () -> "not a pool").run((context) -> {
+            FailureAnalysis analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.instances.crawler",
+                    "a bean named 'crawler' (java.lang.String), which is no pool");
+            assertThat(analysis.getAction()).contains("Give the pool or the bean another name");
+        });
+    }
+
+    @Test
+    void beanOfThePoolsNameDeclaredAsAnExecutorServiceTakesThePoolsPlace() {
+        this.runner.withBean("crawler", ExecutorService.class, () -> WorkerPool.builder().name("own").capacity(1).build())
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean("crawler")).isInstanceOf(WorkerPool.class).isNotInstanceOf(SpringPool.class);
+                context.getBean("crawler", WorkerPool.class).close();
+            });
     }
 
     @Test

@@ -80,7 +80,8 @@ class PoolsEndpointSecurityIntegrationTests {
     /** The README's rules: reads open, writes for role OPS over HTTP basic, as curl -u sends them. */
     @Nested
     @SpringBootTest(classes = { SecuredApplication.class, ReadmeSecurityConfiguration.class },
-            webEnvironment = WebEnvironment.RANDOM_PORT, properties = PROPERTIES)
+            webEnvironment = WebEnvironment.RANDOM_PORT, properties = { PROPERTIES,
+                    "management.endpoints.web.exposure.include=health,pools,env" })
     class WithTheReadmeRules {
 
         @LocalServerPort
@@ -97,6 +98,10 @@ class PoolsEndpointSecurityIntegrationTests {
             Curl wrongPassword = new Curl(this.port, "ops:guess");
             assertThat(anonymous.get("/actuator/pools")).isEqualTo(200);
             assertThat(anonymous.get("/actuator/pools/mail")).isEqualTo(200);
+            assertThat(anonymous.get("/actuator/health")).isEqualTo(200);
+            // Found by a review: the README opened every exposed endpoint's reads (env, heapdump...).
+            assertThat(anonymous.get("/actuator/env")).isEqualTo(401);
+            assertThat(ops.get("/actuator/env")).isEqualTo(200);
             assertThat(anonymous.post("/actuator/pools/mail/purge", null)).isEqualTo(401);
             assertThat(wrongPassword.post("/actuator/pools/mail/tune", "{\"capacity\": 9}")).isEqualTo(401);
             assertThat(this.mail.capacity()).isEqualTo(4);
@@ -126,7 +131,8 @@ class PoolsEndpointSecurityIntegrationTests {
         SecurityFilterChain actuator(HttpSecurity http) throws Exception {
             return http.securityMatcher(EndpointRequest.toAnyEndpoint())
                 .authorizeHttpRequests((requests) -> requests
-                    .requestMatchers(HttpMethod.GET, "/actuator/**").permitAll()
+                    .requestMatchers(HttpMethod.GET, "/actuator/pools", "/actuator/pools/*",
+                            "/actuator/health", "/actuator/health/**").permitAll()
                     .anyRequest().hasRole("OPS"))
                 .httpBasic(Customizer.withDefaults())
                 .csrf((csrf) -> csrf.disable())    // curl and scripts send no CSRF token
