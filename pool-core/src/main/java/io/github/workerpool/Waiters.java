@@ -35,6 +35,8 @@ final class Waiters {
     static final int WAITING = 0;
     static final int ACCEPTED = 1;
     static final int CLOSED = 2;
+    /** The thread factory failed and no live worker is left to serve the caller: refused, naming it. */
+    static final int NO_WORKER = 3;
 
     private final ArrayDeque<Waiter> deque = new ArrayDeque<>();
     private volatile int count;
@@ -92,8 +94,13 @@ final class Waiters {
 
     /** Lets every waiter go as CLOSED (they are rejected); under the pool's lock. */
     void closeAll() {
+        completeAll(CLOSED);
+    }
+
+    /** Lets every waiter go with the outcome; under the pool's lock. */
+    void completeAll(int outcome) {
         for (Waiter waiter; (waiter = deque.pollFirst()) != null; ) {
-            waiter.complete(CLOSED);
+            waiter.complete(outcome);
         }
         count = 0;
     }
@@ -222,6 +229,9 @@ final class Waiters {
             }
             if (outcome == CLOSED) {
                 throw pool.rejectClosed();
+            }
+            if (outcome == NO_WORKER) {
+                throw pool.rejectNoWorker();
             }
         }
     }

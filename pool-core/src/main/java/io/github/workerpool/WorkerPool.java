@@ -429,6 +429,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                             || (state < STOP && !engine.isEmpty()))) {
                     replacement = newWorkerLocked(null);
                 }
+                if (replacement == null && workerCount == 0 && !waiters.isEmpty()) {
+                    // No live worker will come for the callers that wait (the replacement failed
+                    // too): they are refused as the caller whose own worker failed is, naming the
+                    // factory, instead of waiting for a later submit that may never come.
+                    waiters.completeAll(Waiters.NO_WORKER);
+                }
                 tryTerminate();
             } finally {
                 lock.unlock();
@@ -489,9 +495,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                     }
                     if (factoryFailed && workerCount == 0) {
                         // Not even into the queue: with no live worker nothing would take it from there.
-                        throw rejectOverload("pool '" + name + "' could not create a worker thread (its thread factory "
-                                + threadFactory + " failed) and has no live worker to run the task; fix the thread "
-                                + "factory");
+                        throw rejectNoWorker();
                     } else if (engine.hasRoom()) {
                         toQueue = true;
                     } else if (nonblocking) {
@@ -547,6 +551,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             waiter.await(engine.waiterSpinNanos(), firstWaiter ? engine.waiterRecheckNanos() : 0L);
             return;
         }
+    }
+
+    /** The refusal of a task when the thread factory failed and no live worker is left to run it. */
+    PoolOverloadException rejectNoWorker() {
+        return rejectOverload("pool '" + name + "' could not create a worker thread (its thread factory "
+                + threadFactory + " failed) and has no live worker to run the task; fix the thread factory");
     }
 
     private String busyNote(int c, boolean factoryFailed) {
@@ -1355,6 +1365,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     @Override
     public void shutdown() {
         List<Worker> woken = new ArrayList<>();
+        Worker drainer = null;
         lock.lock();
         try {
             if (state == RUNNING) {
@@ -1363,9 +1374,17 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             closeWaitersLocked();
             idle.drain(woken::add);
             idleCount = 0;
+            if (workerCount == 0 && !engine.isEmpty() && state < STOP) {
+                // Tasks queued while the thread factory failed, with no worker left to run them:
+                // one worker drains them, else termination would wait for ever.
+                drainer = newWorkerLocked(null);
+            }
             tryTerminate();
         } finally {
             lock.unlock();
+        }
+        if (drainer != null) {
+            start(drainer);
         }
         Worker s = engine.takeSpinner();
         if (s != null) {

@@ -142,6 +142,63 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(thrownB.get()).isNull();
     }
 
+    @Test
+    void workerAndItsReplacementFailingToStart_refuseTheCallerThatWaitedForTheSlot_insteadOfStrandingIt()
+            throws Exception {
+        // Found by a review: with no live worker left, b waited for a later submit that might never come.
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).spinNanos(0).threadFactory(threads));
+        CountDownLatch startGate = new CountDownLatch(1);
+        threads.startGate = startGate;
+        threads.failStart = true;
+        AtomicReference<Throwable> thrownA = new AtomicReference<>();
+        Thread a = caller("a", pool, () -> { }, thrownA);
+        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        threads.startGate = null; // later threads fail at once
+        AtomicReference<Throwable> thrownB = new AtomicReference<>();
+        CountDownLatch ranB = new CountDownLatch(1);
+        Thread b = caller("b", pool, ranB::countDown, thrownB);
+        awaitUntil("b waits", () -> pool.waiting() == 1);
+
+        open(startGate); // a's thread fails, and so does the replacement's
+        assertFinished(a);
+        assertThat(thrownA.get()).isInstanceOf(PoolOverloadException.class);
+        assertFinished(b);
+        assertThat(thrownB.get()).isInstanceOf(PoolOverloadException.class)
+            .hasMessageContaining("could not create a worker thread").hasMessageContaining("fix the thread factory");
+        assertThat(ranB.getCount()).isEqualTo(1);
+        assertThat(pool.waiting()).isZero();
+        PoolStats stats = pool.stats();
+        assertThat(stats.rejected()).isEqualTo(2);
+    }
+
+    @Test
+    void tasksQueuedWhileNoThreadCouldStart_runAtShutdown_once_theFactoryWorksAgain() throws Exception {
+        // Found by a review: nothing drained the queue with no worker left, so shutdown never terminated.
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0).threadFactory(threads));
+        CountDownLatch startGate = new CountDownLatch(1);
+        threads.startGate = startGate;
+        threads.failStart = true;
+        AtomicReference<Throwable> thrownA = new AtomicReference<>();
+        Thread a = caller("a", pool, () -> { }, thrownA);
+        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        threads.startGate = null;
+        CountDownLatch ranB = new CountDownLatch(1);
+        pool.execute(ranB::countDown); // the only slot is a's: queued
+        assertThat(pool.queued()).isEqualTo(1);
+
+        open(startGate); // a's thread fails, and so does the replacement's
+        assertFinished(a);
+        assertThat(thrownA.get()).isInstanceOf(PoolOverloadException.class);
+        assertThat(pool.queued()).isEqualTo(1);
+
+        threads.failStart = false;
+        pool.shutdown();
+        assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("terminated").isTrue();
+        assertThat(ranB.getCount()).as("the queued task ran").isZero();
+    }
+
     /**
      * A worker that just went idle becomes the spinner before it can see a caller that is about
      * to wait; the caller registers and then re-checks the spinner. If purge() takes the spinner
