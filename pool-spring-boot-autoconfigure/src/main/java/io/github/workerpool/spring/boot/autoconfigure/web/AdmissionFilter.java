@@ -53,6 +53,9 @@ final class AdmissionFilter implements Filter {
 
     static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+    /** Set on a request answered with a 503. */
+    static final String REFUSED_ATTRIBUTE = AdmissionFilter.class.getName() + ".refused";
+
     /*
      * Adaptive sizing (pools.instances.<name>.adaptive) takes each task of the pool as a sample of
      * its run time. A request answered with a 503 is such a task too, done in a few hundred
@@ -140,7 +143,7 @@ final class AdmissionFilter implements Filter {
         int inFlight = this.inFlight.incrementAndGet();
         if (inFlight > limit) {
             this.inFlight.decrementAndGet();
-            refuse((HttpServletResponse) response, limit);
+            refuse(request, (HttpServletResponse) response, limit);
             return;
         }
         admitted(request, response, chain, this.inFlight, now);
@@ -174,8 +177,9 @@ final class AdmissionFilter implements Filter {
         return path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/");
     }
 
-    private void refuse(HttpServletResponse response, int limit) throws IOException {
+    private void refuse(ServletRequest request, HttpServletResponse response, int limit) throws IOException {
         NOT_A_SAMPLE.run();
+        request.setAttribute(REFUSED_ATTRIBUTE, Boolean.TRUE); // Tomcat then reads none of its body (RefusedUploadValve)
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader("Retry-After", this.retryAfter);
         // Tomcat closes the connection of a 503 by itself, Jetty keeps it: closing it frees the

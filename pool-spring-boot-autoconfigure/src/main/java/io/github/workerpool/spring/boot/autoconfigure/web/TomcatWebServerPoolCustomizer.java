@@ -39,6 +39,7 @@ final class TomcatWebServerPoolCustomizer
         // the time the context is prepared, before any starts, and after the protocol-handler
         // customizers ran, so this executor also wins over spring.threads.virtual.enabled's.
         factory.addContextCustomizers((context) -> {
+            context.getPipeline().addValve(new RefusedUploadValve());
             Engine engine = (Engine) context.getParent().getParent();
             Connector[] connectors = engine.getService().findConnectors();
             long total = 0;
