@@ -4,7 +4,10 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -18,6 +21,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -93,7 +98,8 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
             response.getWriter().write(refusal.json());
             return;
         }
-        chain.doFilter(new CachedBody(request, body), response);
+        chain.doFilter((body.length == 0) ? new CachedBody(request, TuneBody.EMPTY_OBJECT, true) : new CachedBody(request, body, false),
+                response);
     }
 
     /**
@@ -124,9 +130,57 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
         private final byte[] body;
 
-        CachedBody(HttpServletRequest request, byte[] body) {
+        /** Whether the body is the JSON object handed on for a request sent without one (TuneBody.EMPTY_OBJECT). */
+        private final boolean json;
+
+        CachedBody(HttpServletRequest request, byte[] body, boolean json) {
             super(request);
             this.body = body;
+            this.json = json;
+        }
+
+        @Override
+        public String getContentType() {
+            return this.json ? MediaType.APPLICATION_JSON_VALUE : super.getContentType();
+        }
+
+        @Override
+        public int getContentLength() {
+            return this.json ? this.body.length : super.getContentLength();
+        }
+
+        @Override
+        public long getContentLengthLong() {
+            return this.json ? this.body.length : super.getContentLengthLong();
+        }
+
+        @Override
+        public String getHeader(String name) {
+            if (this.json && HttpHeaders.CONTENT_TYPE.equalsIgnoreCase(name)) {
+                return MediaType.APPLICATION_JSON_VALUE;
+            }
+            if (this.json && HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) {
+                return Integer.toString(this.body.length);
+            }
+            return super.getHeader(name);
+        }
+
+        @Override
+        public Enumeration<String> getHeaders(String name) {
+            String value = this.json && (HttpHeaders.CONTENT_TYPE.equalsIgnoreCase(name)
+                    || HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) ? getHeader(name) : null;
+            return (value != null) ? Collections.enumeration(List.of(value)) : super.getHeaders(name);
+        }
+
+        @Override
+        public Enumeration<String> getHeaderNames() {
+            if (!this.json) {
+                return super.getHeaderNames();
+            }
+            Set<String> names = new LinkedHashSet<>(Collections.list(super.getHeaderNames()));
+            names.add(HttpHeaders.CONTENT_TYPE);
+            names.add(HttpHeaders.CONTENT_LENGTH);
+            return Collections.enumeration(names);
         }
 
         @Override

@@ -12,6 +12,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -106,16 +107,32 @@ final class PoolsEndpointBodyWebFilter implements WebFilter, Ordered {
 
         private final byte[] body;
 
+        private final HttpHeaders headers;
+
+        /** A request sent without a body is handed on with TuneBody.EMPTY_OBJECT, as JSON. */
         CachedBody(ServerHttpRequest request, byte[] body) {
             super(request);
-            this.body = body;
+            if (body.length == 0) {
+                this.body = TuneBody.EMPTY_OBJECT;
+                HttpHeaders headers = new HttpHeaders();
+                headers.addAll(request.getHeaders());
+                headers.setContentType(MediaType.APPLICATION_JSON);
+                headers.setContentLength(this.body.length);
+                this.headers = HttpHeaders.readOnlyHttpHeaders(headers);
+            }
+            else {
+                this.body = body;
+                this.headers = request.getHeaders();
+            }
+        }
+
+        @Override
+        public HttpHeaders getHeaders() {
+            return this.headers;
         }
 
         @Override
         public Flux<DataBuffer> getBody() {
-            if (this.body.length == 0) {
-                return Flux.empty(); // no body, as sent: the endpoint answers what a tune takes
-            }
             return Flux.defer(() -> Flux.just(org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance
                     .wrap(this.body)));
         }

@@ -182,6 +182,14 @@ final class TuneBody {
         }
     }
 
+    /**
+     * The body the filters hand on for an action sent without one ({@code curl -X POST .../purge}),
+     * as JSON: it reaches the operation that takes the caller's SecurityContext, so the audit names
+     * the principal on every stack (the body-less operation read it from Spring Security's thread
+     * local, which WebFlux never fills: "anonymous").
+     */
+    static final byte[] EMPTY_OBJECT = "{}".getBytes(StandardCharsets.UTF_8);
+
     /** The refusal of a body that is no JSON object in UTF-8. */
     static final String NOT_AN_OBJECT = "JSON parse error: the body must be one JSON object in UTF-8, such as "
             + "{\"capacity\": 50}, or nothing. Nothing was changed";

@@ -8,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.workerpool.Pool;
 import org.junit.jupiter.api.Nested;
@@ -16,12 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -88,6 +92,9 @@ class PoolsEndpointSecurityIntegrationTests {
         int port;
 
         @Autowired
+        ReadmeSecurityConfiguration audits;
+
+        @Autowired
         @Qualifier("mail")
         Pool mail;
 
@@ -107,6 +114,7 @@ class PoolsEndpointSecurityIntegrationTests {
             assertThat(this.mail.capacity()).isEqualTo(4);
             // curl -u ops:secret -X POST .../purge
             assertThat(ops.post("/actuator/pools/mail/purge", null)).isEqualTo(200);
+            assertThat(this.audits.principals).as("the purge sent without a body names its caller").containsExactly("ops");
             // curl -u ops:secret -X POST -H 'Content-Type: application/json' -d '{"capacity": 50}' .../tune
             assertThat(ops.post("/actuator/pools/mail/tune", "{\"capacity\": 50}")).isEqualTo(200);
             assertThat(this.mail.capacity()).isEqualTo(50);
@@ -126,6 +134,13 @@ class PoolsEndpointSecurityIntegrationTests {
      */
     @SpringBootConfiguration(proxyBeanMethods = false)
     static class ReadmeSecurityConfiguration {
+
+        final List<String> principals = new CopyOnWriteArrayList<>();
+
+        @EventListener
+        void audited(AuditApplicationEvent event) {
+            this.principals.add(event.getAuditEvent().getPrincipal());
+        }
 
         @Bean
         SecurityFilterChain actuator(HttpSecurity http) throws Exception {

@@ -1,17 +1,27 @@
 package io.github.workerpool.spring.boot.autoconfigure.e2e;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
 import io.github.workerpool.Pool;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.security.authentication.TestingAuthenticationToken;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
+import org.springframework.web.server.WebFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -253,6 +263,61 @@ class ReactivePoolsEndpointBodyFilterIntegrationTests {
             HttpJson.Response response = new HttpJson(this.port).post("/actuator/pools/mail/tune", "{\"capacty\": 5}");
             assertThat(response.status()).as(response.body()).isNotEqualTo(400).isGreaterThanOrEqualTo(400);
             assertThat(this.mail.capacity()).isEqualTo(4);
+        }
+
+    }
+
+
+    /**
+     * The audit's principal for an action sent without a body (found by a review: on WebFlux it
+     * was read from Spring Security's thread local, which WebFlux never fills: "anonymous").
+     */
+    @Nested
+    @SpringBootTest(classes = { PoolsTestApplication.class, PrincipalConfiguration.class },
+            webEnvironment = WebEnvironment.RANDOM_PORT,
+            properties = { "server.address=127.0.0.1", "management.endpoints.web.exposure.include=pools",
+                    "management.endpoint.pools.access=unrestricted", "pools.instances.mail.capacity=4" })
+    class WithAPrincipal {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        PrincipalConfiguration audits;
+
+        @Test
+        void aPurgeWithoutABodyIsAuditedWithTheCallersPrincipal() throws Exception {
+            HttpJson http = new HttpJson(this.port);
+            HttpJson.Response purge = http.post("/actuator/pools/mail/purge", null);
+            assertThat(purge.status()).as(purge.body()).isEqualTo(200);
+            HttpJson.Response withBody = http.post("/actuator/pools/mail/purge", "{}");
+            assertThat(withBody.status()).as(withBody.body()).isEqualTo(200);
+            HttpJson.Response tune = http.post("/actuator/pools/mail/tune", null);
+            assertThat(tune.status()).as(tune.body()).isEqualTo(400);
+            assertThat((String) tune.json("$.message")).contains("nothing to change");
+            assertThat(this.audits.principals).containsExactly("ops", "ops");
+        }
+
+    }
+
+    /**
+     * Every request comes from "ops", set where Spring Security's reactive web filters set it (the
+     * reactive security context, which actuator reads on WebFlux); audits are kept.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class PrincipalConfiguration {
+
+        final List<String> principals = new CopyOnWriteArrayList<>();
+
+        @Bean
+        WebFilter ops() {
+            return (exchange, chain) -> chain.filter(exchange)
+                .contextWrite(ReactiveSecurityContextHolder.withAuthentication(new TestingAuthenticationToken("ops", null)));
+        }
+
+        @EventListener
+        void audited(AuditApplicationEvent event) {
+            this.principals.add(event.getAuditEvent().getPrincipal());
         }
 
     }
