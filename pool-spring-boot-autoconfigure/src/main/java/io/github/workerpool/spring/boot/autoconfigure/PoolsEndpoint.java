@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.github.workerpool.PoolStats;
@@ -244,8 +245,14 @@ public class PoolsEndpoint {
             }
         }
         PoolConfig after;
+        // The options the change was made to: reconfigure runs the function again on another
+        // caller's result if one came in between, and the last run is the one that took effect (a
+        // pool the application made is not serialized with other tunes here, as SpringPool is:
+        // two concurrent tunes both audited the value read before either, found by a review).
+        AtomicReference<PoolConfig> changed = new AtomicReference<>(before);
         try {
             after = values.isEmpty() ? before : pool.reconfigure((config) -> {
+                changed.set(config);
                 PoolConfig next = config;
                 for (Map.Entry<PoolOption, Object> value : values.entrySet()) {
                     next = value.getKey().applyTo(next, value.getValue());
@@ -277,7 +284,7 @@ public class PoolsEndpoint {
             newValues.put(PoolOption.CAPACITY.field(), PoolOption.CAPACITY.display(after));
         }
         for (PoolOption option : values.keySet()) {
-            oldValues.put(option.field(), option.display(before));
+            oldValues.put(option.field(), option.display(changed.get()));
             newValues.put(option.field(), option.display(after));
         }
         if (adaptive != null && (adaptiveValue != null || capacity != null)) {

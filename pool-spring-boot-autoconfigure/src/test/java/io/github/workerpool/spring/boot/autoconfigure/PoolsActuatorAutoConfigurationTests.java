@@ -134,6 +134,29 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void twoTunesAtOnceOfAPoolTheApplicationMadeAreAuditedWithTheValuesEachChanged() throws Exception {
+        // Found by a review: both read the old value before either changed it ("20 -> 60", "20 -> 50").
+        this.runner.withUserConfiguration(AuditCapture.class, SlowTunePoolConfiguration.class).run((context) -> {
+            PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
+            SlowTunePool own = context.getBean("own", SlowTunePool.class);
+            Thread first = new Thread(() -> endpoint.action("own", "tune", Map.of(PoolOption.CAPACITY, 50), "alice"));
+            first.start();
+            assertThat(own.entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            endpoint.action("own", "tune", Map.of(PoolOption.CAPACITY, 60), "bob");
+            own.release.countDown();
+            first.join(10_000);
+            assertThat(first.isAlive()).isFalse();
+            java.util.List<AuditApplicationEvent> events = context.getBean(AuditCapture.class).events;
+            assertThat(events).hasSize(2);
+            assertThat(events.get(0).getAuditEvent().getData().get("old").toString()).isEqualTo("{capacity=20}");
+            assertThat(events.get(0).getAuditEvent().getData().get("new").toString()).isEqualTo("{capacity=60}");
+            assertThat(events.get(1).getAuditEvent().getData().get("old").toString()).isEqualTo("{capacity=60}");
+            assertThat(events.get(1).getAuditEvent().getData().get("new").toString()).isEqualTo("{capacity=50}");
+            assertThat(own.capacity()).isEqualTo(50);
+        });
+    }
+
+    @Test
     void aRefusedTuneIsNeitherAuditedNorApplied() {
         this.runner.withUserConfiguration(AuditCapture.class).run((context) -> {
             PoolsEndpoint endpoint = context.getBean(PoolsEndpoint.class);
@@ -143,6 +166,49 @@ class PoolsActuatorAutoConfigurationTests {
             assertThat(context.getBean(AuditCapture.class).events).isEmpty();
             assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
         });
+    }
+
+    /** A pool of the application's whose first reconfigure waits, after it was called, until released. */
+    static final class SlowTunePool extends io.github.workerpool.ForwardingPool {
+
+        final WorkerPool pool = WorkerPool.builder().name("own").capacity(20).build();
+
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+        private final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        @Override
+        protected io.github.workerpool.Pool delegate() {
+            return this.pool;
+        }
+
+        @Override
+        public io.github.workerpool.PoolConfig reconfigure(
+                java.util.function.UnaryOperator<io.github.workerpool.PoolConfig> change) {
+            if (this.first.compareAndSet(true, false)) {
+                this.entered.countDown();
+                try {
+                    this.release.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.reconfigure(change);
+        }
+
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class SlowTunePoolConfiguration {
+
+        @org.springframework.context.annotation.Bean(destroyMethod = "close")
+        SlowTunePool own() {
+            return new SlowTunePool();
+        }
+
     }
 
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
