@@ -75,7 +75,7 @@ final class AdmissionFilter implements Filter {
 
     private final String exemptPath;
 
-    /** How to tune the pool live, for the overload message ("POST /actuator/pools/http/tune"); null: no endpoint. */
+    /** How to tune the pool live, for the overload message ("POST /actuator/pools/http/tune {}", {} for the body); null: no endpoint. */
     private final String tune;
 
     private final LongSupplier clock;
@@ -224,8 +224,8 @@ final class AdmissionFilter implements Filter {
                 + " requests at once (capacity " + capacity + " minus " + reserved + " of "
                 + WebServerPool.RESERVED_PROPERTY + ((capacity - reserved < 1) ? ", and at least one" : "")
                 + "). Raise " + this.pool.option("capacity")
-                + ((this.tune != null) ? ", or tune it live: " + this.tune + " {\"capacity\": "
-                        + Math.max(capacity * 2, capacity + 1) + "}" : "") + ".");
+                + ((this.tune != null) ? ", or tune it live: " + this.tune.replace("{}", "{\"capacity\": "
+                        + Math.max(capacity * 2, capacity + 1) + "}") : "") + ".");
     }
 
     /**

@@ -1,5 +1,11 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
 import jakarta.servlet.DispatcherType;
 import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
 import io.github.workerpool.spring.boot.autoconfigure.PoolsAutoConfiguration;
@@ -133,18 +139,58 @@ public final class WebServerPoolAutoConfiguration {
         return (path != null && Management.sharesTheServer(environment)) ? path : null;
     }
 
-    /** How to tune the pool live, for the overload message; null if no web endpoint can. */
+    /**
+     * How to tune the pool live, for the overload message, with {@code {}} where the body goes;
+     * null if no web endpoint can. Names what to set first when the endpoint is not exposed or
+     * takes no writes (by default it is neither: the request would answer 404).
+     */
     static String tuneRequest(Environment environment, String exemptPath, String pool) {
+        String request;
         if (exemptPath != null) {
-            return "POST " + exemptPath + poolsPath(environment) + "/" + pool + "/tune";
+            request = "POST " + normalized(environment.getProperty("server.servlet.context-path", "")) + exemptPath
+                    + poolsPath(environment) + "/" + pool + "/tune {}";
         }
-        if (actuatorPath(environment) == null || !Management.hasItsOwnServer(environment)) {
+        else if (actuatorPath(environment) == null || !Management.hasItsOwnServer(environment)) {
             return null;
         }
-        // The management server's own paths: its base path, not the DispatcherServlet's.
-        return "POST " + normalized(environment.getProperty("management.server.base-path", ""))
-                + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator"))
-                + poolsPath(environment) + "/" + pool + "/tune on the management port";
+        else {
+            // The management server's own paths: its base path, not the DispatcherServlet's.
+            request = "POST " + normalized(environment.getProperty("management.server.base-path", ""))
+                    + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator"))
+                    + poolsPath(environment) + "/" + pool + "/tune {} on the management port";
+        }
+        List<String> missing = new ArrayList<>();
+        if (!exposed(environment)) {
+            missing.add("management.endpoints.web.exposure.include=pools");
+        }
+        if (!writable(environment)) {
+            missing.add("management.endpoint.pools.access=unrestricted");
+        }
+        return missing.isEmpty() ? request : request + ", once you set " + String.join(" and ", missing);
+    }
+
+    /** Whether the pools endpoint is exposed over HTTP, by the exposure properties. */
+    private static boolean exposed(Environment environment) {
+        Set<String> include = ids(environment.getProperty("management.endpoints.web.exposure.include", "health"));
+        Set<String> exclude = ids(environment.getProperty("management.endpoints.web.exposure.exclude", ""));
+        return (include.contains("pools") || include.contains("*")) && !exclude.contains("pools")
+                && !exclude.contains("*");
+    }
+
+    /** Whether the pools endpoint takes writes: its access, or the default, unrestricted and permitted. */
+    private static boolean writable(Environment environment) {
+        String access = environment.getProperty("management.endpoint.pools.access",
+                environment.getProperty("management.endpoints.access.default", "read-only"));
+        String max = environment.getProperty("management.endpoints.access.max-permitted", "unrestricted");
+        return "unrestricted".equalsIgnoreCase(access.trim()) && "unrestricted".equalsIgnoreCase(max.trim());
+    }
+
+    private static Set<String> ids(String list) {
+        Set<String> ids = new HashSet<>();
+        for (String id : list.split(",")) {
+            ids.add(id.trim().toLowerCase(Locale.ROOT));
+        }
+        return ids;
     }
 
     /** The pools endpoint's path below the actuator's: /pools, or as its path-mapping maps it. */

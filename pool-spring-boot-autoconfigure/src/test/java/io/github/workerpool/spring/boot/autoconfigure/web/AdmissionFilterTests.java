@@ -40,7 +40,7 @@ class AdmissionFilterTests {
     private final AtomicLong now = new AtomicLong();
 
     private final AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofMillis(1500), "/actuator",
-            "POST /actuator/pools/http/tune",
+            "POST /actuator/pools/http/tune {}",
             this.now::get);
 
     @AfterEach
@@ -166,17 +166,53 @@ class AdmissionFilterTests {
 
     @Test
     void theOverloadMessageNamesTheTuneRequestWhereTheActuatorIs() {
-        MockEnvironment same = new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api");
+        MockEnvironment same = writable(new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api"));
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(same, WebServerPoolAutoConfiguration.exemptPath(same), "http"))
-            .isEqualTo("POST /api/actuator/pools/http/tune");
+            .isEqualTo("POST /api/actuator/pools/http/tune {}");
         // Found by a review: a management server of its own has its own base path, not the servlet's.
-        MockEnvironment own = new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api")
-            .withProperty("management.server.port", "8081").withProperty("management.server.base-path", "/mgmt");
+        MockEnvironment own = writable(new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api")
+            .withProperty("management.server.port", "8081").withProperty("management.server.base-path", "/mgmt"));
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(own, WebServerPoolAutoConfiguration.exemptPath(own), "http"))
-            .isEqualTo("POST /mgmt/actuator/pools/http/tune on the management port");
+            .isEqualTo("POST /mgmt/actuator/pools/http/tune {} on the management port");
+        // Found by a review: the context path was left out.
+        MockEnvironment context = writable(new MockEnvironment().withProperty("server.servlet.context-path", "/shop/"));
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(context, WebServerPoolAutoConfiguration.exemptPath(context),
+                "http"))
+            .isEqualTo("POST /shop/actuator/pools/http/tune {}");
         MockEnvironment none = new MockEnvironment().withProperty("management.server.port", "-1");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(none, WebServerPoolAutoConfiguration.exemptPath(none), "http"))
             .as("no actuator over HTTP").isNull();
+    }
+
+    @Test
+    void theOverloadMessageSaysWhatToSetWhenTheEndpointIsNotExposedOrTakesNoWrites() {
+        // Found by a review: by default the endpoint is neither, and the suggested POST answered 404.
+        MockEnvironment defaults = new MockEnvironment();
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(defaults, WebServerPoolAutoConfiguration.exemptPath(defaults),
+                "http"))
+            .isEqualTo("POST /actuator/pools/http/tune {}, once you set management.endpoints.web.exposure.include=pools"
+                    + " and management.endpoint.pools.access=unrestricted");
+        MockEnvironment exposed = new MockEnvironment().withProperty("management.endpoints.web.exposure.include",
+                "health, *");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(exposed, WebServerPoolAutoConfiguration.exemptPath(exposed),
+                "http"))
+            .endsWith("once you set management.endpoint.pools.access=unrestricted");
+        MockEnvironment capped = writable(new MockEnvironment())
+            .withProperty("management.endpoints.access.max-permitted", "read-only");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(capped, WebServerPoolAutoConfiguration.exemptPath(capped),
+                "http"))
+            .endsWith("once you set management.endpoint.pools.access=unrestricted");
+        MockEnvironment byDefault = new MockEnvironment().withProperty("management.endpoints.web.exposure.include", "pools")
+            .withProperty("management.endpoints.access.default", "unrestricted");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(byDefault,
+                WebServerPoolAutoConfiguration.exemptPath(byDefault), "http"))
+            .isEqualTo("POST /actuator/pools/http/tune {}");
+    }
+
+    /** The pools endpoint exposed over HTTP and open to writes, as the README shows. */
+    private static MockEnvironment writable(MockEnvironment environment) {
+        return environment.withProperty("management.endpoints.web.exposure.include", "health,pools")
+            .withProperty("management.endpoint.pools.access", "unrestricted");
     }
 
     @Test
