@@ -1080,6 +1080,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 // goes to a task-less worker, as start() gives a slot whose thread never started.
                 replacement = newWorkerLocked(null);
             }
+            if (replacement == null && workerCount == 0 && !waiters.isEmpty()) {
+                waiters.completeAll(Waiters.NO_WORKER); // the factory failed: as in start()
+            }
             tryTerminate();
         } finally {
             lock.unlock();
@@ -1129,10 +1132,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     // ---------------------------------------------------------------- expiry, purge, tune
 
-    /** Stops workers idle longer than the expiry; called by the shared purger. Returns how many. */
+    /**
+     * Stops workers idle longer than the expiry; called by the shared purger, which also starts a
+     * worker for tasks left queued with none (drainerLocked). Returns how many it stopped.
+     */
     final int purgeExpired() {
         long now = clock.getAsLong();
         List<Worker> stopped = new ArrayList<>();
+        Worker drainer;
         lock.lock();
         try {
             for (Worker w; (w = idle.oldest()) != null && now - w.idleSince >= expiryNanos; ) {
@@ -1140,11 +1147,25 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 retireIdleLocked(w, stopped);
             }
             idleCount = idle.size();
+            drainer = drainerLocked();
         } finally {
             lock.unlock();
         }
         handOffAll(stopped, Worker.STOP);
+        if (drainer != null) {
+            start(drainer);
+        }
         return stopped.size();
+    }
+
+    /**
+     * A worker for tasks queued while the thread factory failed, with no live worker left to run
+     * them (no submit may come to start one, and termination waits for the queue): made by
+     * shutdown() and at each of the purger's checks until one starts. Null if none is needed, or
+     * the factory failed again. Under the lock.
+     */
+    private Worker drainerLocked() {
+        return (workerCount == 0 && state < STOP && !engine.isEmpty()) ? newWorkerLocked(null) : null;
     }
 
     /**
@@ -1374,11 +1395,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             closeWaitersLocked();
             idle.drain(woken::add);
             idleCount = 0;
-            if (workerCount == 0 && !engine.isEmpty() && state < STOP) {
-                // Tasks queued while the thread factory failed, with no worker left to run them:
-                // one worker drains them, else termination would wait for ever.
-                drainer = newWorkerLocked(null);
-            }
+            drainer = drainerLocked();
             tryTerminate();
         } finally {
             lock.unlock();

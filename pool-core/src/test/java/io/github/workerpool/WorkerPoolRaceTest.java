@@ -199,6 +199,33 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(ranB.getCount()).as("the queued task ran").isZero();
     }
 
+    @Test
+    void tasksQueuedWhileNoThreadCouldStart_runOnceTheFactoryWorksAgain_evenIfItStillFailedAtShutdown()
+            throws Exception {
+        // Found by a review: the drainer shutdown() starts was tried once; the purger tries again.
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0)
+            .expiry(java.time.Duration.ofMillis(20)).threadFactory(threads));
+        CountDownLatch startGate = new CountDownLatch(1);
+        threads.startGate = startGate;
+        threads.failStart = true;
+        AtomicReference<Throwable> thrownA = new AtomicReference<>();
+        Thread a = caller("a", pool, () -> { }, thrownA);
+        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        threads.startGate = null;
+        CountDownLatch ranB = new CountDownLatch(1);
+        pool.execute(ranB::countDown);
+        open(startGate);
+        assertFinished(a);
+
+        pool.shutdown(); // its drainer fails to start too
+        assertThat(pool.isTerminated()).isFalse();
+        assertThat(ranB.getCount()).isEqualTo(1);
+        threads.failStart = false;
+        assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("terminated").isTrue();
+        assertThat(ranB.getCount()).as("the queued task ran").isZero();
+    }
+
     /**
      * A worker that just went idle becomes the spinner before it can see a caller that is about
      * to wait; the caller registers and then re-checks the spinner. If purge() takes the spinner
