@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -133,9 +134,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 configured.add(name);
                 if (this.announced.add(name)) {
                     if (this.beanFactory.containsBean(name)) {
-                        // As at startup: the application's bean of that name wins, and these do nothing.
+                        // As at startup: the application's pool of that name wins, and these do nothing;
+                        // a bean of that name that is no pool fails the next startup.
                         logger.warn("pools.instances." + name + " is not applied: the application defines a bean named '"
-                                + name + "', which the starter leaves alone; rename the entry to have a pool of its own");
+                                + name + "', which the starter leaves alone; rename the entry to have a pool of its own"
+                                + (this.beanFactory.isTypeMatch(name, Pool.class) ? ""
+                                        : " (that bean is no pool, so a restart with this entry would fail)"));
                         continue;
                     }
                     try {

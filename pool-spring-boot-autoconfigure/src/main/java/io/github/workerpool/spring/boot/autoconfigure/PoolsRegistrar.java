@@ -86,7 +86,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             if (registry.containsBeanDefinition(settings.name())) {
                 checkShadowingBeanIsAPool(settings.name(), registry.getBeanDefinition(settings.name()), this.classLoader);
                 logger.info("Pool '" + settings.name() + "' of " + PoolSettings.instance(settings.name())
-                        + " not created: the application defines a pool bean of that name, which takes its place");
+                        + " not created: the application defines a bean of that name, which takes its place");
                 continue;
             }
             registerFactory(registry);
@@ -132,9 +132,16 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
      * @throws PoolConfigurationException naming the pool's entry, the bean and its class, and the fix
      */
     static void checkShadowingBeanIsAPool(String name, BeanDefinition definition, ClassLoader classLoader) {
-        String typeName = (definition instanceof AnnotatedBeanDefinition annotated
-                && annotated.getFactoryMethodMetadata() != null)
-                        ? annotated.getFactoryMethodMetadata().getReturnTypeName() : definition.getBeanClassName();
+        String typeName;
+        if (definition instanceof AnnotatedBeanDefinition annotated && annotated.getFactoryMethodMetadata() != null) {
+            typeName = annotated.getFactoryMethodMetadata().getReturnTypeName();
+        }
+        else if (definition.getFactoryMethodName() != null) {
+            return; // made by a factory method (XML, BeanDefinitionBuilder): its class is the factory's, not the bean's
+        }
+        else {
+            typeName = definition.getBeanClassName();
+        }
         if (typeName == null || !ClassUtils.isPresent(typeName, classLoader)) {
             return;
         }

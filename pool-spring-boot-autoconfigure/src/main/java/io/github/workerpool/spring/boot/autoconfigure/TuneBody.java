@@ -175,7 +175,8 @@ final class TuneBody {
             return Map.of();
         }
         try {
-            return JsonParserFactory.getJsonParser().parseMap(body);
+            Map<String, Object> fields = JsonParserFactory.getJsonParser().parseMap(body);
+            return (fields != null) ? fields : Map.of(); // a JSON null: no body to actuator too
         }
         catch (IllegalArgumentException ex) { // JsonParseException among them
             return null;

@@ -576,6 +576,31 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void beanOfThePoolsNameMadeByAFactoryMethodOfAnotherClassTakesThePoolsPlace() {
+        // Found by a review: the definition's class is the factory's, so it read as "no pool".
+        this.runner.withInitializer((context) -> {
+            org.springframework.beans.factory.support.RootBeanDefinition definition =
+                    new org.springframework.beans.factory.support.RootBeanDefinition(OwnPools.class);
+            definition.setFactoryMethodName("crawler");
+            ((org.springframework.beans.factory.support.BeanDefinitionRegistry) context.getBeanFactory())
+                .registerBeanDefinition("crawler", definition);
+        }).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean("crawler")).isInstanceOf(WorkerPool.class).isNotInstanceOf(SpringPool.class);
+            context.getBean("crawler", WorkerPool.class).close();
+        });
+    }
+
+    /** Pools made by a static factory method, as XML or a BeanDefinitionBuilder declares them. */
+    static final class OwnPools {
+
+        static WorkerPool crawler() {
+            return WorkerPool.builder().name("own").capacity(1).build();
+        }
+
+    }
+
+    @Test
     void beanOfThePoolsNameDeclaredAsAnExecutorServiceTakesThePoolsPlace() {
         this.runner.withBean("crawler", ExecutorService.class, () -> WorkerPool.builder().name("own").capacity(1).build())
             .run((context) -> {

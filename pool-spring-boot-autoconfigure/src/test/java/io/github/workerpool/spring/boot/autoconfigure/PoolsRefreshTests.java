@@ -198,9 +198,19 @@ class PoolsRefreshTests {
             .run((context) -> {
                 refresh(context, Map.of("pools.instances.reports.capacity", "4"));
                 assertThat(output).contains("pools.instances.reports is not applied: the application defines a bean named "
-                        + "'reports'").doesNotContain("Pool 'reports' was added");
+                        + "'reports'").doesNotContain("Pool 'reports' was added").doesNotContain("restart with this entry");
                 assertThat(context.getBean("reports", io.github.workerpool.Pool.class).capacity()).isEqualTo(1);
             });
+    }
+
+    @Test
+    void anInstanceAddedWithTheNameOfABeanThatIsNoPool_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Found by a review: startup fails for such an entry, and the refresh said only "not applied".
+        this.runner.withBean("reports", String.class, () -> "not a pool").run((context) -> {
+            refresh(context, Map.of("pools.instances.reports.capacity", "4"));
+            assertThat(output).contains("pools.instances.reports is not applied: the application defines a bean named "
+                    + "'reports'").contains("that bean is no pool, so a restart with this entry would fail");
+        });
     }
 
     @Test

@@ -97,7 +97,7 @@ final class AdmissionFilter implements Filter {
     private final AtomicLong nextRuleCheckNanos;
 
     /**
-     * @param exemptPath requests under this path are always admitted; null for none
+     * @param exemptPath requests under this path are admitted uncounted while fewer than reservedThreads - 1 are in; null for none
      * @param tune the request that tunes the pool, for the overload message; null without the endpoint
      * @param clock nanoTime, or a test's
      */
@@ -152,9 +152,9 @@ final class AdmissionFilter implements Filter {
     /** Runs an admitted request, counted in {@code count} until it is done (an async one: until it completes). */
     private void admitted(ServletRequest request, ServletResponse response, FilterChain chain, AtomicInteger count,
             long now) throws IOException, ServletException {
-        logRefusedSinceIfDue(now);
         boolean async = false;
         try {
+            logRefusedSinceIfDue(now);
             chain.doFilter(request, response);
             if (request.isAsyncStarted()) {
                 request.getAsyncContext().addListener(new Release(count));
@@ -203,6 +203,12 @@ final class AdmissionFilter implements Filter {
      */
     private void logRefusedSinceIfDue(long now) {
         if (this.refusedUnlogged && now - this.nextLogNanos.get() >= 0) {
+            if (this.refusedSinceLog.sum() == 0) {
+                // Told already: the flag was set again by a refusal the last message counted. Not
+                // logging now must not take the minute, or the next burst's first 503 would wait.
+                this.refusedUnlogged = false;
+                return;
+            }
             logOverload(now, this.pool.admissionLimit());
         }
     }
@@ -214,18 +220,26 @@ final class AdmissionFilter implements Filter {
         }
         this.refusedUnlogged = false; // before the sum: a refusal counted after it sets it again
         long refused = this.refusedSinceLog.sumThenReset();
-        if (refused == 0) {
-            return; // told by a racing message
-        }
         int capacity = this.pool.pool().capacity();
         int reserved = this.pool.reservedThreads();
         logger.warn("Web server overloaded: answered 503 to " + refused + " request(s) since the last such message"
                 + " (at most one a minute); pool '" + this.pool.name() + "' admits " + limit
                 + " requests at once (capacity " + capacity + " minus " + reserved + " of "
                 + WebServerPool.RESERVED_PROPERTY + ((capacity - reserved < 1) ? ", and at least one" : "")
-                + "). Raise " + this.pool.option("capacity")
-                + ((this.tune != null) ? ", or tune it live: " + this.tune.replace("{}", "{\"capacity\": "
-                        + Math.max(capacity * 2, capacity + 1) + "}") : "") + ".");
+                + "). Raise " + this.pool.option("capacity") + tuneHint(capacity) + ".");
+    }
+
+    /** ", or tune it live: POST ..." for the overload message; "" without the endpoint. */
+    private String tuneHint(int capacity) {
+        if (this.tune == null) {
+            return "";
+        }
+        if (this.pool.reservedThreads() < 2) {
+            // With one reserved thread an actuator request counts as the application's: a tune
+            // sent while it is full is refused like the rest.
+            return " (to tune it live while it is full, set " + WebServerPool.RESERVED_PROPERTY + " to 2 or more)";
+        }
+        return ", or tune it live: " + this.tune.replace("{}", "{\"capacity\": " + Math.max(capacity * 2, capacity + 1) + "}");
     }
 
     /**

@@ -132,7 +132,8 @@ public final class WebServerPoolAutoConfiguration {
 
     /**
      * The actuator's path when its endpoints are served by this web server, else null: its
-     * requests are always admitted, so the pool can be watched and tuned while it is full.
+     * requests are admitted uncounted (up to reserved-threads - 1 at once), so the pool can be
+     * watched and tuned while it is full.
      */
     static String exemptPath(Environment environment) {
         String path = actuatorPath(environment);

@@ -158,6 +158,7 @@ class PoolsEndpointSweepIntegrationTests {
     static Stream<Arguments> goodRequests() {
         return Stream.of(post("/actuator/pools/mail/purge", null, 200, "\"purged\""),
                 post("/actuator/pools/mail/purge", "{}", 200, "\"purged\""),
+                post("/actuator/pools/mail/purge", "null", 200, "\"purged\""),
                 post("/actuator/pools/mail/purge", "{\"capacity\": 9}", 200, "\"purged\""),
                 post("/actuator/pools/mail/purge?trace=1", null, 200, "\"purged\""),
                 post("/actuator/pools/fixed/purge", null, 200, "\"purged\""));

@@ -322,6 +322,30 @@ class AdmissionFilterTests {
     }
 
     @Test
+    void withOneReservedThreadTheOverloadMessageSaysATuneNeedsTwo(CapturedOutput output) throws Exception {
+        // Found by a review: with one reserved thread a tune counts as the application's and is
+        // refused while it is full, yet the message offered it.
+        DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+        beanFactory.registerSingleton("http", this.http);
+        WebServerPoolProperties properties = new WebServerPoolProperties();
+        properties.setPool("http");
+        properties.setReservedThreads(1);
+        AdmissionFilter filter = new AdmissionFilter(
+                WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192, null),
+                Duration.ofSeconds(1), "/actuator", "POST /actuator/pools/http/tune {}", this.now::get);
+        for (int i = 0; i < 3; i++) { // the limit: capacity 4 minus 1
+            MockHttpServletRequest hold = new MockHttpServletRequest("GET", "/a");
+            hold.setAsyncSupported(true);
+            filter.doFilter(hold, new MockHttpServletResponse(), (req, res) -> req.startAsync());
+        }
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
+        assertThat(refused.getStatus()).isEqualTo(503);
+        assertThat(output).contains("(to tune it live while it is full, set pools.web-server.reserved-threads to 2 or more)")
+            .doesNotContain("tune it live: POST");
+    }
+
+    @Test
     void liveChangeThatBreaksARuleIsWarnedAtMostOnceAMinute(CapturedOutput output) throws Exception {
         this.filter.doFilter(new MockHttpServletRequest("GET", "/a"), new MockHttpServletResponse(),
                 new MockFilterChain());
