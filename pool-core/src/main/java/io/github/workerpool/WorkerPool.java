@@ -1258,7 +1258,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                         purgeSchedule.cancel(false);
                         purgeSchedule = null;
                     }
-                    if (state == RUNNING) {
+                    if (state < STOP) {
+                        // Also while shut down and draining: the check starts a worker for tasks
+                        // left queued with none (drainerLocked), until the pool terminates.
                         schedulePurge();
                     }
                 }
@@ -1553,7 +1555,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /**
      * Shuts down and waits until every task has finished, as {@code ExecutorService.close()} does
      * on Java 19+: if interrupted while waiting, calls {@link #shutdownNow()}, keeps waiting, and
-     * restores the interrupt status.
+     * restores the interrupt status. Returns without waiting further if the pool is rebooted
+     * meanwhile (it then runs again and would not terminate).
      */
     @Override
     public void close() {
@@ -1564,7 +1567,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     static void closeAndAwait(java.util.concurrent.ExecutorService executor) {
         boolean interrupted = false;
         executor.shutdown();
-        while (!executor.isTerminated()) {
+        // Until terminated, or rebooted by another thread: awaitTermination then returns at once,
+        // and this loop spun for as long as the pool ran again (found by a review).
+        while (!executor.isTerminated() && executor.isShutdown()) {
             try {
                 executor.awaitTermination(1, TimeUnit.DAYS);
             } catch (InterruptedException e) {

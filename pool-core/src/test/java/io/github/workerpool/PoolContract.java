@@ -284,6 +284,25 @@ abstract class PoolContract extends PoolTestSupport {
     }
 
     @Test
+    void close_returnsWhenAnotherThreadRebootsThePoolWhileItWaits() throws Exception {
+        // Found by a review: awaitTermination returned false at once after the reboot, and close()
+        // spun on it for as long as the pool ran again.
+        WorkerPool pool = newPool(1);
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        Thread closer = start("closer", pool::close);
+        awaitUntil("closer waits", () -> pool.isShutdown() && (closer.getState() == Thread.State.WAITING
+                || closer.getState() == Thread.State.TIMED_WAITING));
+        pool.reboot();
+        closer.join(10_000);
+        assertThat(closer.isAlive()).as("close() returned").isFalse();
+        assertThat(pool.isShutdown()).isFalse();
+        open(gate);
+        pool.close();
+        assertThat(pool.isTerminated()).isTrue();
+    }
+
+    @Test
     void releaseTimeout_trueWhenWorkersExitInTime_falseOtherwise() throws Exception {
         WorkerPool quick = newPool(1);
         quick.submit(() -> { }).get();

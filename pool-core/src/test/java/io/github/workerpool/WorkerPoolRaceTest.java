@@ -142,6 +142,20 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(thrownB.get()).isNull();
     }
 
+    /**
+     * Caller a's worker takes the only slot while its thread is being started (held at the start
+     * gate); every thread after it fails to start at once. Returns a, once its thread is at the gate.
+     */
+    private static Thread callerWhoseWorkerFailsToStart(WorkerPool pool, FlakyThreads threads, CountDownLatch startGate,
+            AtomicReference<Throwable> thrown) throws InterruptedException {
+        threads.startGate = startGate;
+        threads.failStart = true;
+        Thread a = caller("a", pool, () -> { }, thrown);
+        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        threads.startGate = null; // later threads fail at once
+        return a;
+    }
+
     @Test
     void workerAndItsReplacementFailingToStart_refuseTheCallerThatWaitedForTheSlot_insteadOfStrandingIt()
             throws Exception {
@@ -149,12 +163,8 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         FlakyThreads threads = new FlakyThreads();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).spinNanos(0).threadFactory(threads));
         CountDownLatch startGate = new CountDownLatch(1);
-        threads.startGate = startGate;
-        threads.failStart = true;
         AtomicReference<Throwable> thrownA = new AtomicReference<>();
-        Thread a = caller("a", pool, () -> { }, thrownA);
-        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        threads.startGate = null; // later threads fail at once
+        Thread a = callerWhoseWorkerFailsToStart(pool, threads, startGate, thrownA);
         AtomicReference<Throwable> thrownB = new AtomicReference<>();
         CountDownLatch ranB = new CountDownLatch(1);
         Thread b = caller("b", pool, ranB::countDown, thrownB);
@@ -177,21 +187,7 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         // Found by a review: nothing drained the queue with no worker left, so shutdown never terminated.
         FlakyThreads threads = new FlakyThreads();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0).threadFactory(threads));
-        CountDownLatch startGate = new CountDownLatch(1);
-        threads.startGate = startGate;
-        threads.failStart = true;
-        AtomicReference<Throwable> thrownA = new AtomicReference<>();
-        Thread a = caller("a", pool, () -> { }, thrownA);
-        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        threads.startGate = null;
-        CountDownLatch ranB = new CountDownLatch(1);
-        pool.execute(ranB::countDown); // the only slot is a's: queued
-        assertThat(pool.queued()).isEqualTo(1);
-
-        open(startGate); // a's thread fails, and so does the replacement's
-        assertFinished(a);
-        assertThat(thrownA.get()).isInstanceOf(PoolOverloadException.class);
-        assertThat(pool.queued()).isEqualTo(1);
+        CountDownLatch ranB = queuedWhileTheOnlyWorkerFailsToStart(pool, threads);
 
         threads.failStart = false;
         pool.shutdown();
@@ -206,17 +202,7 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         FlakyThreads threads = new FlakyThreads();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0)
             .expiry(java.time.Duration.ofMillis(20)).threadFactory(threads));
-        CountDownLatch startGate = new CountDownLatch(1);
-        threads.startGate = startGate;
-        threads.failStart = true;
-        AtomicReference<Throwable> thrownA = new AtomicReference<>();
-        Thread a = caller("a", pool, () -> { }, thrownA);
-        assertThat(threads.starting.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        threads.startGate = null;
-        CountDownLatch ranB = new CountDownLatch(1);
-        pool.execute(ranB::countDown);
-        open(startGate);
-        assertFinished(a);
+        CountDownLatch ranB = queuedWhileTheOnlyWorkerFailsToStart(pool, threads);
 
         pool.shutdown(); // its drainer fails to start too
         assertThat(pool.isTerminated()).isFalse();
@@ -224,6 +210,39 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         threads.failStart = false;
         assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("terminated").isTrue();
         assertThat(ranB.getCount()).as("the queued task ran").isZero();
+    }
+
+    @Test
+    void anExpiryChangedAfterShutdown_keepsTheCheckThatDrainsTasksQueuedWithNoWorker() throws Exception {
+        // Found by a review: the change cancelled the expiry check and scheduled it again only while running.
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0)
+            .expiry(java.time.Duration.ofMillis(20)).threadFactory(threads));
+        CountDownLatch ranB = queuedWhileTheOnlyWorkerFailsToStart(pool, threads);
+        pool.shutdown(); // its drainer fails to start too
+        pool.reconfigure((c) -> c.withExpiry(java.time.Duration.ofMillis(30)));
+        threads.failStart = false;
+        assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("terminated").isTrue();
+        assertThat(ranB.getCount()).as("the queued task ran").isZero();
+    }
+
+    /**
+     * A task queued while the only slot is held by a worker whose thread then fails to start, and
+     * its replacement's too: left queued with no live worker. Returns the task's latch.
+     */
+    private static CountDownLatch queuedWhileTheOnlyWorkerFailsToStart(WorkerPool pool, FlakyThreads threads)
+            throws InterruptedException {
+        CountDownLatch startGate = new CountDownLatch(1);
+        AtomicReference<Throwable> thrownA = new AtomicReference<>();
+        Thread a = callerWhoseWorkerFailsToStart(pool, threads, startGate, thrownA);
+        CountDownLatch ranB = new CountDownLatch(1);
+        pool.execute(ranB::countDown); // the only slot is a's: queued
+        assertThat(pool.queued()).isEqualTo(1);
+        open(startGate); // a's thread fails, and so does the replacement's
+        assertFinished(a);
+        assertThat(thrownA.get()).isInstanceOf(PoolOverloadException.class);
+        assertThat(pool.queued()).isEqualTo(1);
+        return ranB;
     }
 
     /**

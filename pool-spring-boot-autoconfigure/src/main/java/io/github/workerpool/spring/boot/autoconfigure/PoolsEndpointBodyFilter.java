@@ -177,7 +177,12 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
             if (!this.json) {
                 return super.getHeaderNames();
             }
-            Set<String> names = new LinkedHashSet<>(Collections.list(super.getHeaderNames()));
+            Set<String> names = new LinkedHashSet<>();
+            for (String name : Collections.list(super.getHeaderNames())) {
+                if (!HttpHeaders.CONTENT_TYPE.equalsIgnoreCase(name) && !HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) {
+                    names.add(name);
+                }
+            }
             names.add(HttpHeaders.CONTENT_TYPE);
             names.add(HttpHeaders.CONTENT_LENGTH);
             return Collections.enumeration(names);

@@ -234,9 +234,10 @@ final class AdmissionFilter implements Filter {
         if (this.tune == null) {
             return "";
         }
-        if (this.pool.reservedThreads() < 2) {
-            // With one reserved thread an actuator request counts as the application's: a tune
-            // sent while it is full is refused like the rest.
+        if (this.exemptPath != null && this.pool.reservedThreads() < 2) {
+            // With one reserved thread an actuator request on this server counts as the
+            // application's: a tune sent while it is full is refused like the rest (one sent to a
+            // management port of its own runs on that server's threads).
             return " (to tune it live while it is full, set " + WebServerPool.RESERVED_PROPERTY + " to 2 or more)";
         }
         return ", or tune it live: " + this.tune.replace("{}", "{\"capacity\": " + Math.max(capacity * 2, capacity + 1) + "}");

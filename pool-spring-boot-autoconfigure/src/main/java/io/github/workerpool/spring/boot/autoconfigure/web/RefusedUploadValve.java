@@ -21,7 +21,15 @@ final class RefusedUploadValve extends ValveBase {
      * uploads held the default reserve of 2, and every new request waited in the pool's queue.
      * DISABLE_SWALLOW_INPUT, as Tomcat does for an upload it aborts, finishes the 503 and closes
      * the connection (which the 503 announced already) without reading on.
+     *
+     * Only for a body larger than SWALLOW_LIMIT, or of unknown length (chunked): closing with
+     * unread bytes makes the kernel reset the connection, and a client may then lose the 503 and
+     * its Retry-After. A small body is read at once, as Tomcat reads it to let the client read
+     * the answer (most of it has come with the headers).
      */
+
+    /** Largest body, in bytes, Tomcat still reads after the 503 (a few packets, read at once). */
+    static final long SWALLOW_LIMIT = 64 * 1024;
 
     RefusedUploadValve() {
         super(true);
@@ -30,9 +38,14 @@ final class RefusedUploadValve extends ValveBase {
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
         getNext().invoke(request, response);
-        if (request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null) {
+        if (request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null && largeOrUnknownBody(request)) {
             request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
         }
+    }
+
+    private static boolean largeOrUnknownBody(Request request) {
+        long length = request.getContentLengthLong();
+        return length > SWALLOW_LIMIT || (length < 0 && request.getHeader("Transfer-Encoding") != null);
     }
 
 }

@@ -1,9 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 import jakarta.servlet.DispatcherType;
@@ -14,7 +12,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.IncludeExcludeEndpointFilter;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -160,38 +163,8 @@ public final class WebServerPoolAutoConfiguration {
                     + normalized(environment.getProperty("management.endpoints.web.base-path", "/actuator"))
                     + poolsPath(environment) + "/" + pool + "/tune {} on the management port";
         }
-        List<String> missing = new ArrayList<>();
-        if (!exposed(environment)) {
-            missing.add("management.endpoints.web.exposure.include=pools");
-        }
-        if (!writable(environment)) {
-            missing.add("management.endpoint.pools.access=unrestricted");
-        }
+        List<String> missing = Management.whatToSetForWrites(environment);
         return missing.isEmpty() ? request : request + ", once you set " + String.join(" and ", missing);
-    }
-
-    /** Whether the pools endpoint is exposed over HTTP, by the exposure properties. */
-    private static boolean exposed(Environment environment) {
-        Set<String> include = ids(environment.getProperty("management.endpoints.web.exposure.include", "health"));
-        Set<String> exclude = ids(environment.getProperty("management.endpoints.web.exposure.exclude", ""));
-        return (include.contains("pools") || include.contains("*")) && !exclude.contains("pools")
-                && !exclude.contains("*");
-    }
-
-    /** Whether the pools endpoint takes writes: its access, or the default, unrestricted and permitted. */
-    private static boolean writable(Environment environment) {
-        String access = environment.getProperty("management.endpoint.pools.access",
-                environment.getProperty("management.endpoints.access.default", "read-only"));
-        String max = environment.getProperty("management.endpoints.access.max-permitted", "unrestricted");
-        return "unrestricted".equalsIgnoreCase(access.trim()) && "unrestricted".equalsIgnoreCase(max.trim());
-    }
-
-    private static Set<String> ids(String list) {
-        Set<String> ids = new HashSet<>();
-        for (String id : list.split(",")) {
-            ids.add(id.trim().toLowerCase(Locale.ROOT));
-        }
-        return ids;
     }
 
     /** The pools endpoint's path below the actuator's: /pools, or as its path-mapping maps it. */
@@ -235,6 +208,38 @@ public final class WebServerPoolAutoConfiguration {
 
         static boolean hasItsOwnServer(Environment environment) {
             return ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
+        }
+
+        /**
+         * What to set before the pools endpoint takes a tune over HTTP: nothing if it is exposed and
+         * writable, as Spring Boot's own rules read the properties (lists, the deprecated enabled
+         * flags, the max-permitted cap). By default it is neither, and the tune answers 404.
+         */
+        static List<String> whatToSetForWrites(Environment environment) {
+            EndpointId pools = EndpointId.of("pools");
+            List<String> missing = new ArrayList<>();
+            if (!new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, environment,
+                    "management.endpoints.web.exposure", "health").match(pools)) {
+                Set<String> exclude = Binder.get(environment)
+                    .bind("management.endpoints.web.exposure.exclude", Bindable.setOf(String.class))
+                    .orElse(Set.of());
+                missing.add((exclude.contains("pools") || exclude.contains("*"))
+                        ? "pools out of management.endpoints.web.exposure.exclude"
+                        : "management.endpoints.web.exposure.include=pools");
+            }
+            if (new PropertiesEndpointAccessResolver(environment).accessFor(pools, Access.READ_ONLY) != Access.UNRESTRICTED) {
+                String max = environment.getProperty("management.endpoints.access.max-permitted");
+                if (max != null && !"unrestricted".equalsIgnoreCase(max.trim())) {
+                    missing.add("management.endpoints.access.max-permitted=unrestricted");
+                }
+                else if (environment.containsProperty("management.endpoint.pools.enabled")) {
+                    missing.add("management.endpoint.pools.access=unrestricted (in place of management.endpoint.pools.enabled)");
+                }
+                else {
+                    missing.add("management.endpoint.pools.access=unrestricted");
+                }
+            }
+            return missing;
         }
 
     }

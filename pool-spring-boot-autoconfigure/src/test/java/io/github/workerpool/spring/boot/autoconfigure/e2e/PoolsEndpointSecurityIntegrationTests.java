@@ -114,6 +114,8 @@ class PoolsEndpointSecurityIntegrationTests {
             assertThat(this.mail.capacity()).isEqualTo(4);
             // curl -u ops:secret -X POST .../purge
             assertThat(ops.post("/actuator/pools/mail/purge", null)).isEqualTo(200);
+            // On servlet Spring Security fills the thread's context, so this held before the body
+            // filter handed a body-less POST on as {}; the reactive test guards that change.
             assertThat(this.audits.principals).as("the purge sent without a body names its caller").containsExactly("ops");
             // curl -u ops:secret -X POST -H 'Content-Type: application/json' -d '{"capacity": 50}' .../tune
             assertThat(ops.post("/actuator/pools/mail/tune", "{\"capacity\": 50}")).isEqualTo(200);
@@ -139,7 +141,9 @@ class PoolsEndpointSecurityIntegrationTests {
 
         @EventListener
         void audited(AuditApplicationEvent event) {
-            this.principals.add(event.getAuditEvent().getPrincipal());
+            if (event.getAuditEvent().getType().startsWith("POOL_")) {
+                this.principals.add(event.getAuditEvent().getPrincipal());
+            }
         }
 
         @Bean

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.mock.web.MockAsyncContext;
@@ -128,7 +129,7 @@ class AdmissionFilterTests {
     void theActuatorBelowTheDispatcherServletsPath_isLetIn() throws Exception {
         // Found by a review: with spring.mvc.servlet.path=/api the actuator is at /api/actuator,
         // and a tune was counted, and refused, exactly when the pool was full.
-        String exempt = WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        String exempt = WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("spring.mvc.servlet.path", "/api/"));
         assertThat(exempt).isEqualTo("/api/actuator");
         AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofSeconds(1), exempt, null, this.now::get);
@@ -150,36 +151,36 @@ class AdmissionFilterTests {
 
     @Test
     void theActuatorIsExemptOnlyWhereBootServesItOnThisServer() {
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment())).isEqualTo("/actuator");
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment())).isEqualTo("/actuator");
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("management.endpoints.web.base-path", "manage/"))).isEqualTo("/manage");
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("management.endpoints.web.base-path", "/"))).as("at the root: nothing to exempt").isNull();
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("server.port", "8080").withProperty("management.server.port", "8080"))).isEqualTo("/actuator");
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("management.server.port", "8081"))).isNull();
         // Found by a review: two random ports are two servers, not one.
-        assertThat(WebServerPoolAutoConfiguration.exemptPath(new MockEnvironment()
+        assertThat(WebServerPoolAutoConfiguration.exemptPath(environment()
             .withProperty("server.port", "0").withProperty("management.server.port", "0"))).isNull();
     }
 
     @Test
     void theOverloadMessageNamesTheTuneRequestWhereTheActuatorIs() {
-        MockEnvironment same = writable(new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api"));
+        MockEnvironment same = writable(environment().withProperty("spring.mvc.servlet.path", "/api"));
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(same, WebServerPoolAutoConfiguration.exemptPath(same), "http"))
             .isEqualTo("POST /api/actuator/pools/http/tune {}");
         // Found by a review: a management server of its own has its own base path, not the servlet's.
-        MockEnvironment own = writable(new MockEnvironment().withProperty("spring.mvc.servlet.path", "/api")
+        MockEnvironment own = writable(environment().withProperty("spring.mvc.servlet.path", "/api")
             .withProperty("management.server.port", "8081").withProperty("management.server.base-path", "/mgmt"));
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(own, WebServerPoolAutoConfiguration.exemptPath(own), "http"))
             .isEqualTo("POST /mgmt/actuator/pools/http/tune {} on the management port");
         // Found by a review: the context path was left out.
-        MockEnvironment context = writable(new MockEnvironment().withProperty("server.servlet.context-path", "/shop/"));
+        MockEnvironment context = writable(environment().withProperty("server.servlet.context-path", "/shop/"));
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(context, WebServerPoolAutoConfiguration.exemptPath(context),
                 "http"))
             .isEqualTo("POST /shop/actuator/pools/http/tune {}");
-        MockEnvironment none = new MockEnvironment().withProperty("management.server.port", "-1");
+        MockEnvironment none = environment().withProperty("management.server.port", "-1");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(none, WebServerPoolAutoConfiguration.exemptPath(none), "http"))
             .as("no actuator over HTTP").isNull();
     }
@@ -187,26 +188,45 @@ class AdmissionFilterTests {
     @Test
     void theOverloadMessageSaysWhatToSetWhenTheEndpointIsNotExposedOrTakesNoWrites() {
         // Found by a review: by default the endpoint is neither, and the suggested POST answered 404.
-        MockEnvironment defaults = new MockEnvironment();
+        MockEnvironment defaults = environment();
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(defaults, WebServerPoolAutoConfiguration.exemptPath(defaults),
                 "http"))
             .isEqualTo("POST /actuator/pools/http/tune {}, once you set management.endpoints.web.exposure.include=pools"
                     + " and management.endpoint.pools.access=unrestricted");
-        MockEnvironment exposed = new MockEnvironment().withProperty("management.endpoints.web.exposure.include",
+        MockEnvironment exposed = environment().withProperty("management.endpoints.web.exposure.include",
                 "health, *");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(exposed, WebServerPoolAutoConfiguration.exemptPath(exposed),
                 "http"))
             .endsWith("once you set management.endpoint.pools.access=unrestricted");
-        MockEnvironment capped = writable(new MockEnvironment())
+        MockEnvironment capped = writable(environment())
             .withProperty("management.endpoints.access.max-permitted", "read-only");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(capped, WebServerPoolAutoConfiguration.exemptPath(capped),
                 "http"))
-            .endsWith("once you set management.endpoint.pools.access=unrestricted");
-        MockEnvironment byDefault = new MockEnvironment().withProperty("management.endpoints.web.exposure.include", "pools")
+            .endsWith("once you set management.endpoints.access.max-permitted=unrestricted");
+        // As Boot binds them: a YAML list, and the deprecated enabled flag.
+        MockEnvironment list = environment().withProperty("management.endpoints.web.exposure.include[0]", "health")
+            .withProperty("management.endpoints.web.exposure.include[1]", "pools")
+            .withProperty("management.endpoint.pools.enabled", "true");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(list, WebServerPoolAutoConfiguration.exemptPath(list),
+                "http"))
+            .isEqualTo("POST /actuator/pools/http/tune {}");
+        MockEnvironment excluded = writable(environment())
+            .withProperty("management.endpoints.web.exposure.exclude[0]", "pools");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(excluded,
+                WebServerPoolAutoConfiguration.exemptPath(excluded), "http"))
+            .endsWith("once you set pools out of management.endpoints.web.exposure.exclude");
+        MockEnvironment byDefault = environment().withProperty("management.endpoints.web.exposure.include", "pools")
             .withProperty("management.endpoints.access.default", "unrestricted");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(byDefault,
                 WebServerPoolAutoConfiguration.exemptPath(byDefault), "http"))
             .isEqualTo("POST /actuator/pools/http/tune {}");
+    }
+
+    /** An environment that converts values as an application's does (Boot's lenient enums: "read-only"). */
+    private static MockEnvironment environment() {
+        MockEnvironment environment = new MockEnvironment();
+        environment.setConversionService(new ApplicationConversionService());
+        return environment;
     }
 
     /** The pools endpoint exposed over HTTP and open to writes, as the README shows. */

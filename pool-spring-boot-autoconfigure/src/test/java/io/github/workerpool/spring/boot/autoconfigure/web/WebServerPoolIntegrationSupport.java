@@ -1,9 +1,14 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,6 +109,42 @@ abstract class WebServerPoolIntegrationSupport {
             }
         }
         return responses;
+    }
+
+    /**
+     * With the application full, two uploads the filter refuses and whose clients then stall (a
+     * Content-Length of 1 MB, 100 bytes sent) must leave the reserved threads free: the next
+     * request gets its 503 at once.
+     */
+    void assertRefusedUploadsHoldNoReservedThread() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> held = burst(4);
+        awaitSettled(held, 4, 4); // the application is full: 4 requests at once
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        List<Socket> uploads = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Socket upload = new Socket("127.0.0.1", port);
+                uploads.add(upload);
+                upload.setSoTimeout(10_000);
+                OutputStream out = upload.getOutputStream();
+                out.write(("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                        + "Content-Length: 1000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[100]); // and then nothing: a slow client
+                out.flush();
+                String status = new BufferedReader(new InputStreamReader(upload.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+                assertThat(status).startsWith("HTTP/1.1 503");
+            }
+            HttpResponse<String> next = get("/fast").get(5, TimeUnit.SECONDS);
+            assertThat(next.statusCode()).as("answered at once by a reserved thread").isEqualTo(503);
+        }
+        finally {
+            for (Socket upload : uploads) {
+                upload.close();
+            }
+        }
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
     }
 
     void assertQuietAndCountsAddUp() {

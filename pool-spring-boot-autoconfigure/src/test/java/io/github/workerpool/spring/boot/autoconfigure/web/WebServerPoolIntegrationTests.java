@@ -1,20 +1,13 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.catalina.connector.Connector;
 import org.junit.jupiter.api.Test;
@@ -78,34 +71,7 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         // request's body, up to its max-swallow-size, on a reserved thread: two stalled uploads held
         // both, and the next request waited in the queue instead of getting its 503.
         start();
-        List<CompletableFuture<HttpResponse<String>>> held = burst(4);
-        awaitSettled(held, 4, 4); // the application is full: 4 requests at once
-        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
-        List<Socket> uploads = new ArrayList<>();
-        try {
-            for (int i = 0; i < 2; i++) {
-                Socket upload = new Socket("127.0.0.1", port);
-                uploads.add(upload);
-                upload.setSoTimeout(10_000);
-                OutputStream out = upload.getOutputStream();
-                out.write(("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
-                        + "Content-Length: 1000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.write(new byte[100]); // and then nothing: a slow client
-                out.flush();
-                String status = new BufferedReader(new InputStreamReader(upload.getInputStream(), StandardCharsets.US_ASCII))
-                    .readLine();
-                assertThat(status).startsWith("HTTP/1.1 503");
-            }
-            HttpResponse<String> next = get("/fast").get(5, TimeUnit.SECONDS);
-            assertThat(next.statusCode()).as("answered at once by a reserved thread").isEqualTo(503);
-        }
-        finally {
-            for (Socket upload : uploads) {
-                upload.close();
-            }
-        }
-        this.gate.open.countDown();
-        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+        assertRefusedUploadsHoldNoReservedThread();
     }
 
     @Test
