@@ -641,10 +641,11 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     /**
      * Shuts down and waits until every task has finished; if interrupted while waiting, stops
      * every sub-pool as {@link #shutdownNow()} does, keeps waiting, and restores the interrupt status.
+     * A sub-pool rebooted by another thread meanwhile is not waited for; the others are.
      */
     @Override
     public void close() {
-        WorkerPool.closeAndAwait(this);
+        WorkerPool.closeAndAwait(this, pools);
     }
 
     @Override

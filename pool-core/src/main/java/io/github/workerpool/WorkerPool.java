@@ -1555,23 +1555,32 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     /**
      * Shuts down and waits until every task has finished, as {@code ExecutorService.close()} does
      * on Java 19+: if interrupted while waiting, calls {@link #shutdownNow()}, keeps waiting, and
-     * restores the interrupt status. Returns without waiting further if the pool is rebooted
-     * meanwhile (it then runs again and would not terminate).
+     * restores the interrupt status. Returns once the pool is rebooted by another thread instead
+     * (it then runs again: the generation this close shut down has ended).
      */
     @Override
     public void close() {
-        closeAndAwait(this);
+        closeAndAwait(this, this);
     }
 
-    /** {@code ExecutorService.close()} of Java 19+, for Java 17: shared with MultiPool. */
-    static void closeAndAwait(java.util.concurrent.ExecutorService executor) {
+    /**
+     * {@code ExecutorService.close()} of Java 19+, for Java 17: shuts the executor down and waits
+     * for its pools (this pool, or a MultiPool's sub-pools).
+     */
+    static void closeAndAwait(java.util.concurrent.ExecutorService executor, WorkerPool... pools) {
+        // Each pool's generation before it is shut down: close() waits for that one to end. A
+        // reboot by another thread starts a new generation, which this close leaves running (its
+        // awaitTermination would wait for that one, for as long as it runs; found by a review).
+        int[] generations = new int[pools.length];
+        for (int i = 0; i < pools.length; i++) {
+            generations[i] = pools[i].generation();
+        }
         boolean interrupted = false;
         executor.shutdown();
-        // Until terminated, or rebooted by another thread: awaitTermination then returns at once,
-        // and this loop spun for as long as the pool ran again (found by a review).
-        while (!executor.isTerminated() && executor.isShutdown()) {
+        for (int i = 0; i < pools.length; ) {
             try {
-                executor.awaitTermination(1, TimeUnit.DAYS);
+                pools[i].awaitEndOf(generations[i]);
+                i++;
             } catch (InterruptedException e) {
                 if (!interrupted) {
                     executor.shutdownNow();
@@ -1581,6 +1590,28 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The pool's generation: each reboot of a shut-down pool starts a new one. */
+    final int generation() {
+        lock.lock();
+        try {
+            return generation;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits until generation {@code gen} has terminated, or a reboot has started a newer one. */
+    final void awaitEndOf(int gen) throws InterruptedException {
+        lock.lock();
+        try {
+            while (terminatedGeneration < gen && generation == gen) {
+                termination.await(); // reboot() signals it too
+            }
+        } finally {
+            lock.unlock();
         }
     }
 

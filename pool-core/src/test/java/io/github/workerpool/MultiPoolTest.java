@@ -54,6 +54,33 @@ class MultiPoolTest {
     }
 
     @Test
+    void close_waitsForEverySubPool_butNotForOneRebootedMeanwhile() throws Exception {
+        // Found by a review: a sub-pool rebooted on its own made close() return at once, before the
+        // others had finished (or, with the first fix, wait for the rebooted one for ever).
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch gate0 = new CountDownLatch(1);
+        CountDownLatch gate1 = new CountDownLatch(1);
+        pools.pool(0).execute(() -> Latches.pass(gate0));
+        pools.pool(1).execute(() -> Latches.pass(gate1));
+        AtomicReference<Boolean> firstTerminatedWhenClosed = new AtomicReference<>();
+        Thread closer = new Thread(() -> {
+            pools.close();
+            firstTerminatedWhenClosed.set(pools.pool(0).isTerminated());
+        }, "closer");
+        closer.start();
+        await().atMost(WAIT).until(() -> pools.pool(0).isShutdown() && pools.pool(1).isShutdown()
+                && (closer.getState() == Thread.State.WAITING || closer.getState() == Thread.State.TIMED_WAITING));
+        pools.pool(1).reboot();
+        assertThat(closer.isAlive()).as("still waits for sub-pool 0").isTrue();
+        gate0.countDown();
+        closer.join(WAIT.toMillis());
+        assertThat(closer.isAlive()).as("close() returned").isFalse();
+        assertThat(firstTerminatedWhenClosed.get()).as("sub-pool 0 had finished").isTrue();
+        assertThat(pools.pool(1).isShutdown()).isFalse();
+        gate1.countDown();
+    }
+
+    @Test
     void queueCapacity_isTheSumOfThePoolsQueues_whileConfigIsOnePools() {
         MultiPool bounded = invariants.track(MultiPool.of(3, builder(1).queueCapacity(10), LoadBalancing.ROUND_ROBIN));
         assertThat(bounded.queueCapacity()).isEqualTo(30);

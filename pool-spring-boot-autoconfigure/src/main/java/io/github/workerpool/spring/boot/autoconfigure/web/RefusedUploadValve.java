@@ -22,14 +22,12 @@ final class RefusedUploadValve extends ValveBase {
      * DISABLE_SWALLOW_INPUT, as Tomcat does for an upload it aborts, finishes the 503 and closes
      * the connection (which the 503 announced already) without reading on.
      *
-     * Only for a body larger than SWALLOW_LIMIT, or of unknown length (chunked): closing with
-     * unread bytes makes the kernel reset the connection, and a client may then lose the 503 and
-     * its Retry-After. A small body is read at once, as Tomcat reads it to let the client read
-     * the answer (most of it has come with the headers).
+     * Only while some of the body has not arrived (or its length is unknown: chunked): closing
+     * with unread bytes makes the kernel reset the connection, and a client may then lose the 503
+     * and its Retry-After, so a body that is all there (most small ones come with the headers) is
+     * read first, at once. Deciding on the declared length instead let a slow client hold the
+     * thread with a small body it never finished (found by a review).
      */
-
-    /** Largest body, in bytes, Tomcat still reads after the 503 (a few packets, read at once). */
-    static final long SWALLOW_LIMIT = 64 * 1024;
 
     RefusedUploadValve() {
         super(true);
@@ -38,14 +36,23 @@ final class RefusedUploadValve extends ValveBase {
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
         getNext().invoke(request, response);
-        if (request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null && largeOrUnknownBody(request)) {
+        if (request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null && bodyNotAllThere(request)) {
             request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
         }
     }
 
-    private static boolean largeOrUnknownBody(Request request) {
+    private static boolean bodyNotAllThere(Request request) {
         long length = request.getContentLengthLong();
-        return length > SWALLOW_LIMIT || (length < 0 && request.getHeader("Transfer-Encoding") != null);
+        if (length < 0) {
+            return request.getHeader("Transfer-Encoding") != null; // chunked: how much is left is unknown
+        }
+        org.apache.coyote.Request coyote = request.getCoyoteRequest();
+        long rest = length - coyote.getBytesRead();
+        if (rest <= 0) {
+            return false;
+        }
+        coyote.action(ActionCode.AVAILABLE, Boolean.TRUE); // what is buffered, after a read that does not block
+        return coyote.getAvailable() < rest;
     }
 
 }

@@ -223,23 +223,46 @@ public final class WebServerPoolAutoConfiguration {
                 Set<String> exclude = Binder.get(environment)
                     .bind("management.endpoints.web.exposure.exclude", Bindable.setOf(String.class))
                     .orElse(Set.of());
-                missing.add((exclude.contains("pools") || exclude.contains("*"))
-                        ? "pools out of management.endpoints.web.exposure.exclude"
-                        : "management.endpoints.web.exposure.include=pools");
+                boolean excluded = !new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, Set.of("*"), exclude)
+                    .match(pools); // as Boot matches ids
+                if (excluded) {
+                    missing.add("pools out of management.endpoints.web.exposure.exclude");
+                }
+                if (!included(environment, pools)) {
+                    missing.add("management.endpoints.web.exposure.include=pools");
+                }
             }
             if (new PropertiesEndpointAccessResolver(environment).accessFor(pools, Access.READ_ONLY) != Access.UNRESTRICTED) {
+                // Each cause on its own: the endpoint's own access (or the deprecated flag, or the
+                // default), and the cap over every endpoint.
+                String own = environment.getProperty("management.endpoint.pools.access");
+                String enabled = environment.getProperty("management.endpoint.pools.enabled");
+                String byDefault = environment.getProperty("management.endpoints.access.default");
+                boolean ownUnrestricted = (own != null) ? unrestricted(own)
+                        : (enabled != null) ? Boolean.parseBoolean(enabled.trim()) : unrestricted(byDefault);
+                if (!ownUnrestricted) {
+                    missing.add((enabled != null && own == null)
+                            ? "management.endpoint.pools.access=unrestricted (in place of management.endpoint.pools.enabled)"
+                            : "management.endpoint.pools.access=unrestricted");
+                }
                 String max = environment.getProperty("management.endpoints.access.max-permitted");
-                if (max != null && !"unrestricted".equalsIgnoreCase(max.trim())) {
+                if (max != null && !unrestricted(max)) {
                     missing.add("management.endpoints.access.max-permitted=unrestricted");
-                }
-                else if (environment.containsProperty("management.endpoint.pools.enabled")) {
-                    missing.add("management.endpoint.pools.access=unrestricted (in place of management.endpoint.pools.enabled)");
-                }
-                else {
-                    missing.add("management.endpoint.pools.access=unrestricted");
                 }
             }
             return missing;
+        }
+
+        /** Whether the include list names the endpoint, as Boot matches ids. */
+        private static boolean included(Environment environment, EndpointId id) {
+            Set<String> include = Binder.get(environment)
+                .bind("management.endpoints.web.exposure.include", Bindable.setOf(String.class))
+                .orElse(Set.of("health"));
+            return new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, include, Set.of()).match(id);
+        }
+
+        private static boolean unrestricted(String access) {
+            return access != null && access.trim().equalsIgnoreCase("unrestricted");
         }
 
     }

@@ -215,6 +215,14 @@ class AdmissionFilterTests {
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(excluded,
                 WebServerPoolAutoConfiguration.exemptPath(excluded), "http"))
             .endsWith("once you set pools out of management.endpoints.web.exposure.exclude");
+        // Found by a review: each cause named, not only the first.
+        MockEnvironment both = environment().withProperty("management.endpoints.web.exposure.exclude", "pools")
+            .withProperty("management.endpoints.access.max-permitted", "read-only");
+        assertThat(WebServerPoolAutoConfiguration.tuneRequest(both, WebServerPoolAutoConfiguration.exemptPath(both),
+                "http"))
+            .endsWith("once you set pools out of management.endpoints.web.exposure.exclude and "
+                    + "management.endpoints.web.exposure.include=pools and management.endpoint.pools.access=unrestricted and "
+                    + "management.endpoints.access.max-permitted=unrestricted");
         MockEnvironment byDefault = environment().withProperty("management.endpoints.web.exposure.include", "pools")
             .withProperty("management.endpoints.access.default", "unrestricted");
         assertThat(WebServerPoolAutoConfiguration.tuneRequest(byDefault,

@@ -113,12 +113,20 @@ abstract class WebServerPoolIntegrationSupport {
 
     /**
      * With the application full, two uploads the filter refuses and whose clients then stall (a
-     * Content-Length of 1 MB, 100 bytes sent) must leave the reserved threads free: the next
-     * request gets its 503 at once.
+     * Content-Length of 1 MB, then of 64 KB, 100 bytes sent) must leave the reserved threads
+     * free: the next request gets its 503 at once.
      */
     void assertRefusedUploadsHoldNoReservedThread() throws Exception {
         List<CompletableFuture<HttpResponse<String>>> held = burst(4);
         awaitSettled(held, 4, 4); // the application is full: 4 requests at once
+        for (int length : new int[] { 1_000_000, 65_536 }) {
+            assertTwoStalledUploadsHoldNoReservedThread(length);
+        }
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+    }
+
+    private void assertTwoStalledUploadsHoldNoReservedThread(int length) throws Exception {
         int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
         List<Socket> uploads = new ArrayList<>();
         try {
@@ -128,7 +136,7 @@ abstract class WebServerPoolIntegrationSupport {
                 upload.setSoTimeout(10_000);
                 OutputStream out = upload.getOutputStream();
                 out.write(("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
-                        + "Content-Length: 1000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "Content-Length: " + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(new byte[100]); // and then nothing: a slow client
                 out.flush();
                 String status = new BufferedReader(new InputStreamReader(upload.getInputStream(), StandardCharsets.US_ASCII))
@@ -136,15 +144,14 @@ abstract class WebServerPoolIntegrationSupport {
                 assertThat(status).startsWith("HTTP/1.1 503");
             }
             HttpResponse<String> next = get("/fast").get(5, TimeUnit.SECONDS);
-            assertThat(next.statusCode()).as("answered at once by a reserved thread").isEqualTo(503);
+            assertThat(next.statusCode()).as("answered at once by a reserved thread, uploads of %d", length)
+                .isEqualTo(503);
         }
         finally {
             for (Socket upload : uploads) {
                 upload.close();
             }
         }
-        this.gate.open.countDown();
-        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
     }
 
     void assertQuietAndCountsAddUp() {
