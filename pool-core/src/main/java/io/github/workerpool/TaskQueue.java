@@ -41,6 +41,7 @@ final class TaskQueue {
     private final int mask;
     private final OfferCounts offers; // null: offers are not counted here (a bounded queue counts them itself)
     private final int[] homed; // live workers per home stripe; guarded by the pool's lock
+    private final Object removals = new Object(); // remove() calls take turns on it
 
     /**
      * A queue of one stripe per CPU, no more than the capacity the pool is built with, a power of
@@ -195,8 +196,21 @@ final class TaskQueue {
         // removeIf takes an element with a compare-and-set, as remove(Object) does (an iterator's
         // remove() does not, and would take a task a worker is taking too); one occurrence only:
         // the same object submitted twice is two tasks. If the one it tried was taken meanwhile
-        // (by a worker, or by another producer of the same object), it looks again.
+        // (by a worker), it looks again. Removals take turns (they are rare: a producer that lost a
+        // race with shutdown): a traversal sees every element there when it began unless another
+        // thread removes it meanwhile, so another producer of the same object could take this
+        // one's occurrence while its own, offered after this traversal began, went unseen, and this
+        // one would report its task taken while an occurrence stayed queued (found by a flaky test).
+        // In turns, an occurrence another remover took was replaced by that remover's own, offered
+        // before it removed, so before this traversal began.
         ConcurrentLinkedQueue<Object> stripe = stripes[stripeOfThisThread()];
+        synchronized (removals) {
+            return removeFrom(stripe, task);
+        }
+    }
+
+    /** One occurrence of the task, by identity, from the stripe; false if none is there. */
+    private static boolean removeFrom(ConcurrentLinkedQueue<Object> stripe, Object task) {
         for (;;) {
             boolean[] seen = {false};
             if (stripe.removeIf(t -> {
