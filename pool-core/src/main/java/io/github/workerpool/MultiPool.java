@@ -645,7 +645,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      */
     @Override
     public void close() {
-        WorkerPool.closeAndAwait(this, pools);
+        WorkerPool.closeAndAwait(pools);
     }
 
     @Override

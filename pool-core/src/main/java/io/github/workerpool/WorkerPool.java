@@ -1387,10 +1387,17 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      */
     @Override
     public void shutdown() {
+        shutdownAndGeneration();
+    }
+
+    /** shutdown(); returns the generation it shut down, read under the same lock. */
+    private int shutdownAndGeneration() {
         List<Worker> woken = new ArrayList<>();
         Worker drainer = null;
+        int gen;
         lock.lock();
         try {
+            gen = generation;
             if (state == RUNNING) {
                 state = SHUTDOWN;
             }
@@ -1410,6 +1417,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             woken.add(s);
         }
         handOffAll(woken, Worker.POLL); // each looks at the queue and exits once it is empty
+        return gen;
     }
 
     /** ants' {@code Release}: the same as {@link #shutdown()}. */
@@ -1451,10 +1459,18 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** shutdownNow() for any kind of work: returns the queued work items that never started. */
     final List<Object> stopNow() {
+        return stopNow(-1);
+    }
+
+    /** stopNow() of generation {@code gen} only (-1: whatever runs): nothing if a reboot began another. */
+    private List<Object> stopNow(int gen) {
         List<Object> never = new ArrayList<>();
         List<Worker> woken = new ArrayList<>();
         lock.lock();
         try {
+            if (gen >= 0 && generation != gen) {
+                return never;
+            }
             if (state < STOP) {
                 state = STOP;
             }
@@ -1560,46 +1576,38 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      */
     @Override
     public void close() {
-        closeAndAwait(this, this);
+        closeAndAwait(this);
     }
 
     /**
-     * {@code ExecutorService.close()} of Java 19+, for Java 17: shuts the executor down and waits
-     * for its pools (this pool, or a MultiPool's sub-pools).
+     * {@code ExecutorService.close()} of Java 19+, for Java 17: shuts the pools down (this pool,
+     * or a MultiPool's sub-pools) and waits for them.
      */
-    static void closeAndAwait(java.util.concurrent.ExecutorService executor, WorkerPool... pools) {
-        // Each pool's generation before it is shut down: close() waits for that one to end. A
-        // reboot by another thread starts a new generation, which this close leaves running (its
-        // awaitTermination would wait for that one, for as long as it runs; found by a review).
+    static void closeAndAwait(WorkerPool... pools) {
+        // Each pool's generation as it is shut down (read under the same lock): close() waits for
+        // that one to end. A reboot by another thread starts a new generation, which this close
+        // leaves running, and does not stop on an interrupt (its awaitTermination would wait for
+        // that one, for as long as it runs; found by reviews).
         int[] generations = new int[pools.length];
         for (int i = 0; i < pools.length; i++) {
-            generations[i] = pools[i].generation();
+            generations[i] = pools[i].shutdownAndGeneration();
         }
         boolean interrupted = false;
-        executor.shutdown();
         for (int i = 0; i < pools.length; ) {
             try {
                 pools[i].awaitEndOf(generations[i]);
                 i++;
             } catch (InterruptedException e) {
                 if (!interrupted) {
-                    executor.shutdownNow();
+                    for (int j = 0; j < pools.length; j++) {
+                        pools[j].stopNow(generations[j]); // what never started is dropped, as ExecutorService.close() does
+                    }
                     interrupted = true;
                 }
             }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The pool's generation: each reboot of a shut-down pool starts a new one. */
-    final int generation() {
-        lock.lock();
-        try {
-            return generation;
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -81,6 +81,40 @@ class MultiPoolTest {
     }
 
     @Test
+    void close_interrupted_stopsTheSubPoolsItShutDown_notOneRebootedMeanwhile() throws Exception {
+        // Found by a review: the interrupt's shutdownNow() also stopped the rebooted sub-pool.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch gate0 = new CountDownLatch(1);
+        CountDownLatch started1 = new CountDownLatch(1);
+        CountDownLatch gate1 = new CountDownLatch(1);
+        AtomicReference<Boolean> interrupted1 = new AtomicReference<>();
+        pools.pool(0).execute(() -> Latches.pass(gate0)); // stays until interrupted
+        Thread closer = new Thread(pools::close, "closer");
+        closer.start();
+        await().atMost(WAIT).until(() -> pools.pool(0).isShutdown() && pools.pool(1).isTerminated()
+                && (closer.getState() == Thread.State.WAITING || closer.getState() == Thread.State.TIMED_WAITING));
+        pools.pool(1).reboot();
+        pools.pool(1).execute(() -> {
+            started1.countDown();
+            try {
+                interrupted1.set(!gate1.await(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                interrupted1.set(true);
+            }
+        });
+        assertThat(started1.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        closer.interrupt();
+        closer.join(WAIT.toMillis());
+        assertThat(closer.isAlive()).as("close() returned").isFalse();
+        assertThat(pools.pool(0).isTerminated()).isTrue();
+        assertThat(pools.pool(1).isShutdown()).as("the rebooted sub-pool runs on").isFalse();
+        gate1.countDown();
+        await().atMost(WAIT).until(() -> interrupted1.get() != null);
+        assertThat(interrupted1.get()).as("its task was interrupted").isFalse();
+        gate0.countDown();
+    }
+
+    @Test
     void queueCapacity_isTheSumOfThePoolsQueues_whileConfigIsOnePools() {
         MultiPool bounded = invariants.track(MultiPool.of(3, builder(1).queueCapacity(10), LoadBalancing.ROUND_ROBIN));
         assertThat(bounded.queueCapacity()).isEqualTo(30);

@@ -1,7 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +75,32 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         // both, and the next request waited in the queue instead of getting its 503.
         start();
         assertRefusedUploadsHoldNoReservedThread();
+    }
+
+    @Test
+    void aRefusedUploadThatHasAllComeGetsItsWhole503_notAReset() throws Exception {
+        // Found by a review: closing on a body Tomcat had not read reset the connection, and the
+        // client lost the 503; a body that has all come is read first.
+        start();
+        List<CompletableFuture<HttpResponse<String>>> held = burst(4);
+        awaitSettled(held, 4, 4); // the application is full
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        for (int length : new int[] { 100, 32 * 1024, 60 * 1024 }) {
+            try (Socket upload = new Socket("127.0.0.1", port)) {
+                upload.setSoTimeout(10_000);
+                OutputStream out = upload.getOutputStream();
+                out.write(("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                        + "Content-Length: " + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[length]);
+                out.flush();
+                byte[] answer = upload.getInputStream().readAllBytes(); // to the close: a reset throws
+                String text = new String(answer, StandardCharsets.US_ASCII);
+                assertThat(text).as("upload of %d", length).startsWith("HTTP/1.1 503").contains("Retry-After")
+                    .contains("retry after");
+            }
+        }
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
     }
 
     @Test
