@@ -100,8 +100,14 @@
     return String(value);
   }
 
+  // Paths start with '/': axios joins them to the instance's baseURL ("instances/<id>") all the
+  // same, and SBA's answer to a 401 (sending the whole UI to its login page) spares only requests
+  // whose baseURL + url reads "instances/<id>/actuator/...": without the slash a 401 from the
+  // instance left the view, and its hint about the instance's credentials was never shown.
+  var POOLS = '/actuator/pools';
+
   function poolPath(name, action) {
-    return 'actuator/pools/' + encodeURIComponent(name) + (action ? '/' + action : '');
+    return POOLS + '/' + encodeURIComponent(name) + (action ? '/' + action : '');
   }
 
   /** "400: capacity must be ..." from an axios error, with a hint for 401/403. */
@@ -113,13 +119,20 @@
     var data = response.data || {};
     var reason = (typeof data === 'object' && data.message) || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
-    if ((response.status === 404 || response.status === 405) && !(typeof data === 'object' && data.message)) {
+    // The endpoint's own 404 names the pool; any other (Spring's "No static resource ...", with
+    // server.error.include-message) means the write is not mapped: writes are off.
+    if ((response.status === 404 || response.status === 405) && String(reason).indexOf('No pool named') !== 0) {
       text += ' (if this was a tune or purge: the instance may not allow writes; set '
         + 'management.endpoint.pools.access=unrestricted on it)';
     }
     if (response.status === 401 || response.status === 403) {
-      text += ' (Spring Boot Admin calls this instance without a user allowed to tune: set the instance\'s '
-        + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*)';
+      var credentials = 'Spring Boot Admin calls this instance without a user allowed to tune: set the instance\'s '
+        + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*';
+      // SBA passes the browser's Origin on, so an instance that asks browsers for a CSRF token
+      // asks it of SBA's call too, which carries none; credentials are what it needs.
+      text = /csrf/i.test(String(reason))
+        ? response.status + ': ' + credentials + ' (the instance answered: ' + reason + ')'
+        : text + ' (' + credentials + ')';
     }
     return text;
   }
@@ -216,7 +229,7 @@
       function refresh() {
         var gen = generation;
         var seen = writes;
-        return props.instance.axios.get('actuator/pools', QUIET).then(function (response) {
+        return props.instance.axios.get(POOLS, QUIET).then(function (response) {
           if (!current(gen)) {
             return;
           }

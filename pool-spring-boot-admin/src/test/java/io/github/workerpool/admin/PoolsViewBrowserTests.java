@@ -1,6 +1,7 @@
 package io.github.workerpool.admin;
 
 import java.io.File;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -449,6 +452,79 @@ class PoolsViewBrowserTests {
         this.browser.get(this.adminUrl + "/instances/" + two + "/details");
         wait.until(ExpectedConditions.presenceOfElementLocated(sidebarLink(two))).click();
         wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+    }
+
+    @Test
+    void aRefusedWriteStaysInTheView_andSaysWhatTheInstanceNeeds() throws Exception {
+        // Found by a review: SBA sends its whole UI to its login page on a 401 unless the path reads
+        // instances/<id>/actuator/..., which the view's paths (no leading slash) did not; and a 404
+        // with Spring's own message hid the hint that writes are off.
+        openBrowser();
+        JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
+        HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String actuator = "http://127.0.0.1:" + stub.getAddress().getPort() + "/actuator";
+        stub.createContext("/", (exchange) -> {
+            String path = exchange.getRequestURI().getPath();
+            if (path.equals("/actuator")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"_links\": {\"self\": " + link(actuator) + ", \"health\": "
+                        + link(actuator + "/health") + ", \"pools\": " + link(actuator + "/pools") + "}}");
+            }
+            else if (path.equals("/actuator/health")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"status\": \"UP\"}");
+            }
+            else if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, pools.toString());
+            }
+            else if (path.equals("/actuator/pools/mail/purge")) {
+                answer(exchange, 401, "application/json", "{\"status\": 401, \"error\": \"Unauthorized\", \"path\": \"" + path + "\"}");
+            }
+            else if (path.equals("/actuator/pools/crawler/purge")) {
+                answer(exchange, 404, "application/json", "{\"status\": 404, \"error\": \"Not Found\", \"message\": "
+                        + "\"No static resource actuator/pools/crawler/purge.\", \"path\": \"" + path + "\"}");
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        stub.start();
+        try {
+            JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"stub\", \"managementUrl\": \""
+                    + actuator + "\", \"healthUrl\": \"" + actuator + "/health\", \"serviceUrl\": \"http://127.0.0.1:"
+                    + stub.getAddress().getPort() + "/\"}");
+            String id = registered.get("id").asString();
+            Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
+                .path("endpoints").toString().contains("\"pools\""));
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=purge]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().startsWith("401"));
+            assertThat(this.browser.getCurrentUrl()).endsWith("/instances/" + id + "/pools");
+            assertThat(field(this.browser.findElement(pool("mail")), "message").getText()).contains("user.name");
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=purge]")));
+            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText().startsWith("404"));
+            assertThat(field(this.browser.findElement(pool("crawler")), "message").getText())
+                .contains("No static resource").contains("management.endpoint.pools.access=unrestricted");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    private static String link(String href) {
+        return "{\"href\": \"" + href + "\", \"templated\": false}";
+    }
+
+    /** The media type of actuator's answers, which SBA reads an instance's endpoints from. */
+    private static final String ACTUATOR_JSON = "application/vnd.spring-boot.actuator.v3+json";
+
+    private static void answer(HttpExchange exchange, int status, String type, String json) throws java.io.IOException {
+        byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, body.length);
+        try (java.io.OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
     }
 
     /** Clicks an element scrolled to the middle of the window, clear of SBA's fixed top bar. */
