@@ -230,10 +230,16 @@ async function tune(name, el) {
   const value = $('[data-action="tune-input"]', el).value.trim();
   const capacity = Number(value);
   const body = (value === '' || !Number.isInteger(capacity)) ? { capacity: value } : { capacity };
-  const response = await post(`/actuator/pools/${encodeURIComponent(name)}/tune`, {
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await post(`/actuator/pools/${encodeURIComponent(name)}/tune`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (e) { // the app is down or unreachable: say so, not only in the console
+    message(el, 'tune failed: ' + e.message, true);
+    return;
+  }
   if (!response.ok) {
     message(el, 'tune failed: ' + await describeFailure(response), true);
     return;
@@ -244,7 +250,13 @@ async function tune(name, el) {
 }
 
 async function purge(name, el) {
-  const response = await post(`/actuator/pools/${encodeURIComponent(name)}/purge`);
+  let response;
+  try {
+    response = await post(`/actuator/pools/${encodeURIComponent(name)}/purge`);
+  } catch (e) {
+    message(el, 'purge failed: ' + e.message, true);
+    return;
+  }
   if (!response.ok) {
     message(el, 'purge failed: ' + await describeFailure(response), true);
     return;
@@ -257,8 +269,12 @@ async function purge(name, el) {
 // ---- load and ETL --------------------------------------------------------------------------
 
 async function postForText(url) {
-  const response = await post(url);
-  return { ok: response.ok, text: response.ok ? await response.text() : await describeFailure(response) };
+  try {
+    const response = await post(url);
+    return { ok: response.ok, text: response.ok ? await response.text() : await describeFailure(response) };
+  } catch (e) {
+    return { ok: false, text: 'failed: ' + e.message };
+  }
 }
 
 async function pollEtl() {

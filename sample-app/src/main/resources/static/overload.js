@@ -62,8 +62,14 @@
   panel.querySelector('#overload-start').addEventListener('click', async () => {
     state.textContent = 'starting…';
     result.textContent = '';
-    const response = await fetch(`/demo/http/overload?requests=${REQUESTS}&ms=${MS}`,
-      { method: 'POST', headers: headers() });
+    let response;
+    try {
+      response = await fetch(`/demo/http/overload?requests=${REQUESTS}&ms=${MS}`,
+        { method: 'POST', headers: headers() });
+    } catch (e) { // the app is down or unreachable
+      state.textContent = 'could not start: ' + e.message;
+      return;
+    }
     if (response.status !== 202 && response.status !== 409) {
       state.textContent = `could not start: HTTP ${response.status} ${await response.text()}`;
       return;

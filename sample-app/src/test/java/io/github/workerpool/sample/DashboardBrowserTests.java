@@ -118,6 +118,12 @@ class DashboardBrowserTests extends BrowserTestSupport {
             after.findElement(By.cssSelector("[data-action=tune]")).click();
             wait.until((d) -> field(after, "message").getText().contains("401"));
             assertThat(http.pool("reports").get("capacity").asInt()).isEqualTo(tuned);
+
+            // The app unreachable: the button says so (found by a review: only the console did).
+            this.browser.executeScript("window.fetch = () => Promise.reject(new TypeError('Failed to fetch'));");
+            WebElement down = this.browser.findElement(By.cssSelector(card("reports")));
+            down.findElement(By.cssSelector("[data-action=tune]")).click();
+            wait.until((d) -> field(down, "message").getText().equals("tune failed: Failed to fetch"));
         }
         finally {
             http.post("/actuator/pools/reports/tune", "{\"capacity\": " + capacity + "}", "ops", OPS_PASSWORD);
