@@ -29,8 +29,9 @@ final class RefusedUploadValve extends ValveBase {
      * connection, and a client may then lose the 503: a body that has all come is read first, one
      * of a slow client is not waited for (deciding on the declared length held the thread for a
      * small body never finished, and reading only what Tomcat had buffered, at most 16 KB, reset
-     * bodies that had all come; found by reviews). HTTP/1.1 only: HTTP/2 resets an unread stream
-     * itself, and AJP's non-blocking check may block.
+     * bodies that had all come; found by reviews). A chunked body is not read (its reads may
+     * block). HTTP/1.x only: HTTP/2 resets an unread stream itself, and AJP's non-blocking check
+     * may block.
      */
 
     /** Most of a refused body read before the 503's connection closes. */
@@ -49,24 +50,26 @@ final class RefusedUploadValve extends ValveBase {
         }
     }
 
+    /** HTTP/1.1 and 1.0 (Tomcat swallows both), not HTTP/2 over the same connector, nor AJP. */
     private static boolean isHttp11(Request request) {
         return request.getConnector().getProtocolHandler() instanceof AbstractHttp11Protocol<?>
-                && "HTTP/1.1".equals(request.getProtocol());
+                && !"HTTP/2.0".equals(request.getProtocol());
     }
 
     /** Reads what has come of the body without waiting, up to DRAIN_LIMIT; true if that was all of it. */
     private static boolean readWhatHasCome(Request request) {
         long length = request.getContentLengthLong();
-        boolean chunked = length < 0 && request.getHeader("Transfer-Encoding") != null;
-        if (length < 0 && !chunked) {
-            return true; // no body
+        if (length < 0) {
+            // No body, or a chunked one: what Tomcat counts as available then includes the chunks'
+            // framing, and a read may block for the next chunk's header; it is not read.
+            return request.getHeader("Transfer-Encoding") == null;
         }
         org.apache.coyote.Request coyote = request.getCoyoteRequest();
         try {
             ServletInputStream in = request.getInputStream();
             byte[] buffer = new byte[8192];
             for (long left = DRAIN_LIMIT; ; ) {
-                if (chunked ? in.isFinished() : coyote.getBytesRead() >= length) {
+                if (coyote.getBytesRead() >= length) {
                     return true;
                 }
                 if (left <= 0) {
@@ -83,7 +86,7 @@ final class RefusedUploadValve extends ValveBase {
                 left -= n;
             }
         }
-        catch (IOException ex) {
+        catch (IOException | IllegalStateException ex) { // IllegalStateException: the application took the reader
             return false;
         }
     }
