@@ -429,11 +429,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                             || (state < STOP && !engine.isEmpty()))) {
                     replacement = newWorkerLocked(null);
                 }
-                if (replacement == null && workerCount == 0 && !waiters.isEmpty()) {
-                    // No live worker will come for the callers that wait (the replacement failed
-                    // too): they are refused as the caller whose own worker failed is, naming the
-                    // factory, instead of waiting for a later submit that may never come.
-                    waiters.completeAll(Waiters.NO_WORKER);
+                if (replacement == null) {
+                    refuseWaitersIfNoWorkerLocked();
                 }
                 tryTerminate();
             } finally {
@@ -550,6 +547,18 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
             waiter.await(engine.waiterSpinNanos(), firstWaiter ? engine.waiterRecheckNanos() : 0L);
             return;
+        }
+    }
+
+    /**
+     * With no live worker left and none coming (the thread factory failed, for a worker and for its
+     * replacement), refuses the callers that wait, as the caller whose own worker failed is, naming
+     * the factory, instead of leaving them to wait for a later submit that may never come. Under
+     * the lock.
+     */
+    private void refuseWaitersIfNoWorkerLocked() {
+        if (workerCount == 0 && !waiters.isEmpty()) {
+            waiters.completeAll(Waiters.NO_WORKER);
         }
     }
 
@@ -1080,8 +1089,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 // goes to a task-less worker, as start() gives a slot whose thread never started.
                 replacement = newWorkerLocked(null);
             }
-            if (replacement == null && workerCount == 0 && !waiters.isEmpty()) {
-                waiters.completeAll(Waiters.NO_WORKER); // the factory failed: as in start()
+            if (replacement == null) {
+                refuseWaitersIfNoWorkerLocked();
             }
             tryTerminate();
         } finally {

@@ -143,7 +143,7 @@ final class AdmissionFilter implements Filter {
         int inFlight = this.inFlight.incrementAndGet();
         if (inFlight > limit) {
             this.inFlight.decrementAndGet();
-            refuse(request, (HttpServletResponse) response, limit);
+            refuse(request, (HttpServletResponse) response, limit, now);
             return;
         }
         admitted(request, response, chain, this.inFlight, now);
@@ -177,7 +177,7 @@ final class AdmissionFilter implements Filter {
         return path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/");
     }
 
-    private void refuse(ServletRequest request, HttpServletResponse response, int limit) throws IOException {
+    private void refuse(ServletRequest request, HttpServletResponse response, int limit, long now) throws IOException {
         NOT_A_SAMPLE.run();
         request.setAttribute(REFUSED_ATTRIBUTE, Boolean.TRUE); // Tomcat then reads none of its body (RefusedUploadValve)
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
@@ -192,7 +192,7 @@ final class AdmissionFilter implements Filter {
         response.getOutputStream().write(body);
         this.refusedSinceLog.increment();
         this.refusedUnlogged = true;
-        logOverload(this.clock.getAsLong(), limit);
+        logOverload(now, limit);
     }
 
     /**
@@ -214,8 +214,7 @@ final class AdmissionFilter implements Filter {
     }
 
     private void logOverload(long now, int limit) {
-        long next = this.nextLogNanos.get();
-        if (now - next < 0 || !this.nextLogNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+        if (!takeTheMinute(this.nextLogNanos, now)) {
             return;
         }
         this.refusedUnlogged = false; // before the sum: a refusal counted after it sets it again
@@ -248,14 +247,22 @@ final class AdmissionFilter implements Filter {
      * breaks a rule that startup enforced, such as a nonblocking pool that refuses Tomcat's tasks.
      */
     private void checkRules(long now) {
-        long next = this.nextRuleCheckNanos.get();
-        if (now - next < 0 || !this.nextRuleCheckNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+        if (!takeTheMinute(this.nextRuleCheckNanos, now)) {
             return;
         }
         String broken = this.pool.brokenRule();
         if (broken != null) {
             logger.warn("Web server pool changed while running (checked at most once a minute): " + broken);
         }
+    }
+
+    /**
+     * Whether {@code now} is at or past {@code next} and this caller moved it a minute on: one
+     * caller a minute, however many requests come at once.
+     */
+    private static boolean takeTheMinute(AtomicLong next, long now) {
+        long due = next.get();
+        return now - due >= 0 && next.compareAndSet(due, now + LOG_INTERVAL_NANOS);
     }
 
     /** Loaded only with pool-adaptive on the class path. */

@@ -218,19 +218,15 @@ public final class WebServerPoolAutoConfiguration {
         static List<String> whatToSetForWrites(Environment environment) {
             EndpointId pools = EndpointId.of("pools");
             List<String> missing = new ArrayList<>();
-            if (!new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, environment,
-                    "management.endpoints.web.exposure", "health").match(pools)) {
-                Set<String> exclude = Binder.get(environment)
-                    .bind("management.endpoints.web.exposure.exclude", Bindable.setOf(String.class))
-                    .orElse(Set.of());
-                boolean excluded = !new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, Set.of("*"), exclude)
-                    .match(pools); // as Boot matches ids
-                if (excluded) {
-                    missing.add("pools out of management.endpoints.web.exposure.exclude");
-                }
-                if (!included(environment, pools)) {
-                    missing.add("management.endpoints.web.exposure.include=pools");
-                }
+            // Exposed: in the include list (default health) and not in the exclude list, each
+            // matched as Boot matches ids; each cause named on its own.
+            Set<String> exclude = exposure(environment, "exclude", Set.of());
+            if (!new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, Set.of("*"), exclude).match(pools)) {
+                missing.add("pools out of management.endpoints.web.exposure.exclude");
+            }
+            Set<String> include = exposure(environment, "include", Set.of("health"));
+            if (!new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, include, Set.of()).match(pools)) {
+                missing.add("management.endpoints.web.exposure.include=pools");
             }
             if (new PropertiesEndpointAccessResolver(environment).accessFor(pools, Access.READ_ONLY) != Access.UNRESTRICTED) {
                 // Each cause on its own: the endpoint's own access (or the deprecated flag, or the
@@ -253,12 +249,11 @@ public final class WebServerPoolAutoConfiguration {
             return missing;
         }
 
-        /** Whether the include list names the endpoint, as Boot matches ids. */
-        private static boolean included(Environment environment, EndpointId id) {
-            Set<String> include = Binder.get(environment)
-                .bind("management.endpoints.web.exposure.include", Bindable.setOf(String.class))
-                .orElse(Set.of("health"));
-            return new IncludeExcludeEndpointFilter<>(ExposableWebEndpoint.class, include, Set.of()).match(id);
+        /** management.endpoints.web.exposure.{@code list} as Boot binds it (a list or a comma-separated value). */
+        private static Set<String> exposure(Environment environment, String list, Set<String> byDefault) {
+            return Binder.get(environment)
+                .bind("management.endpoints.web.exposure." + list, Bindable.setOf(String.class))
+                .orElse(byDefault);
         }
 
         private static boolean unrestricted(String access) {
