@@ -439,8 +439,11 @@
 
       return function () {
         var status;
+        // While polls fail the last figures stay, dimmed, with their age: they are not the pool's now.
+        var stale = !!(state.error && state.updated);
         if (state.error) {
-          status = 'error: ' + state.error;
+          status = 'error: ' + state.error
+            + (stale ? '; the figures below are from ' + state.updated.toLocaleTimeString() : '');
         }
         else if (state.updated) {
           status = 'live, every ' + REFRESH_MS / 1000 + ' s; updated ' + state.updated.toLocaleTimeString();
@@ -452,7 +455,7 @@
         return h('div', { class: 'wp-view' }, [
           h('p', { class: 'wp-status' + (state.error ? ' wp-error' : ''), 'data-field': 'status' }, status),
           state.pools && names.length === 0 ? h('p', 'This instance has no pools.') : null,
-          h('div', { class: 'wp-pools' }, names.map(renderPool)),
+          h('div', { class: 'wp-pools' + (stale ? ' wp-stale' : '') }, names.map(renderPool)),
         ]);
       };
     },

@@ -512,6 +512,60 @@ class PoolsViewBrowserTests {
         }
     }
 
+    @Test
+    void whilePollsFail_theLastFiguresStayDimmedWithTheirAge() throws Exception {
+        // Found by a review: the view kept the last figures as if they were the pool's now.
+        openBrowser();
+        JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String actuator = "http://127.0.0.1:" + stub.getAddress().getPort() + "/actuator";
+        stub.createContext("/", (exchange) -> {
+            String path = exchange.getRequestURI().getPath();
+            if (path.equals("/actuator")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"_links\": {\"self\": " + link(actuator) + ", \"health\": "
+                        + link(actuator + "/health") + ", \"pools\": " + link(actuator + "/pools") + "}}");
+            }
+            else if (path.equals("/actuator/health")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"status\": \"UP\"}");
+            }
+            else if (path.equals("/actuator/pools") && !down.get()) {
+                answer(exchange, 200, ACTUATOR_JSON, pools.toString());
+            }
+            else if (path.equals("/actuator/pools")) {
+                answer(exchange, 503, "application/json", "{\"status\": 503, \"error\": \"Service Unavailable\"}");
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        stub.start();
+        try {
+            JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"stub-stale\", \"managementUrl\": \""
+                    + actuator + "\", \"healthUrl\": \"" + actuator + "/health\", \"serviceUrl\": \"http://127.0.0.1:"
+                    + stub.getAddress().getPort() + "/\"}");
+            String id = registered.get("id").asString();
+            Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
+                .path("endpoints").toString().contains("\"pools\""));
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
+            assertThat(this.browser.findElements(By.cssSelector(".wp-stale"))).isEmpty();
+            down.set(true);
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("error: 503"));
+            assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText())
+                .contains("the figures below are from");
+            assertThat(this.browser.findElement(By.cssSelector(".wp-pools")).getAttribute("class")).contains("wp-stale");
+            assertThat(this.browser.findElement(pool("mail")).isDisplayed()).isTrue();
+            down.set(false);
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
+            assertThat(this.browser.findElements(By.cssSelector(".wp-stale"))).isEmpty();
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
     private static String link(String href) {
         return "{\"href\": \"" + href + "\", \"templated\": false}";
     }
