@@ -11,7 +11,6 @@ import java.util.function.Predicate;
 import com.netflix.concurrency.limits.Limit;
 import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
-import io.github.workerpool.PoolConfig;
 import io.github.workerpool.PoolListener;
 
 /**
@@ -121,18 +120,21 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** The runTimeout AIMD's limit was built with; written under lock, read on every sample. */
     private volatile Duration aimdTimeout;
 
-    private AdaptiveCapacity(Builder builder, Pool pool) {
+    private AdaptiveCapacity(Builder builder, Pool pool, int maxCapacity) {
         this.pool = pool;
         this.algorithm = builder.algorithm;
         this.minCapacity = builder.minCapacity;
-        this.maxCapacity = builder.maxCapacity;
+        this.maxCapacity = maxCapacity;
         this.dropOn = builder.dropOn;
         this.clock = builder.clock;
         this.configuredCapacity = pool.capacity();
         this.limit = clamp(this.configuredCapacity);
     }
 
-    /** Returns a builder; the defaults are {@link Algorithm#GRADIENT2}, capacity 1 to 200. */
+    /**
+     * Returns a builder; the defaults are {@link Algorithm#GRADIENT2}, capacity 1 to 200 (to
+     * {@code minCapacity} if that is higher).
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -157,8 +159,12 @@ public final class AdaptiveCapacity implements AutoCloseable {
         return this.maxCapacity;
     }
 
-    /** Returns whether it is sizing the pool now. */
+    /**
+     * Returns whether it is sizing the pool now. A capacity someone else set since it last did
+     * switches it off here too, as at the next sample (an idle pool has none).
+     */
     public boolean isEnabled() {
+        noticeForeignChange();
         return this.enabled;
     }
 
@@ -176,6 +182,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * pool's capacity (what enabling would start from).
      */
     public int configuredCapacity() {
+        noticeForeignChange();
         return this.enabled ? this.configuredCapacity : this.pool.capacity();
     }
 
@@ -195,12 +202,16 @@ public final class AdaptiveCapacity implements AutoCloseable {
             throw new IllegalArgumentException("configured capacity must be at least 1, or -1 for unbounded, but was "
                     + capacity);
         }
+        int foreign;
         synchronized (this.lock) {
+            // A tune by someone else before this one switched sizing off: this one is then the later.
+            foreign = letGoAfterForeignChangeLocked();
             this.configuredCapacity = capacity;
             if (!this.enabled) {
                 this.pool.tune(capacity);
             }
         }
+        logLetGo(foreign);
     }
 
     /**
@@ -218,9 +229,14 @@ public final class AdaptiveCapacity implements AutoCloseable {
             if (this.enabled) {
                 return;
             }
-            int configured = this.pool.capacity();
+            // Read and set in one step: a tune by someone else in between would be lost.
+            int[] read = new int[1];
+            this.pool.reconfigure((c) -> {
+                read[0] = c.capacity();
+                return c.withCapacity(clamp(c.capacity()));
+            });
+            int configured = read[0];
             int initial = clamp(configured);
-            this.pool.tune(initial);
             this.configuredCapacity = configured;
             this.limit = initial;
             this.aimdTimeout = this.pool.config().runTimeout();
@@ -240,13 +256,21 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     public void disable() {
         int restored;
+        int foreign = NONE;
         synchronized (this.lock) {
             if (!this.enabled) {
                 return;
             }
             stop();
             restored = this.configuredCapacity;
-            this.pool.tune(restored);
+            if (!compareAndTune(restored)) { // someone else tuned it since: theirs is the later word
+                foreign = this.pool.capacity();
+                this.configuredCapacity = foreign;
+            }
+        }
+        if (foreign != NONE) {
+            logLetGo(foreign);
+            return;
         }
         LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name()
                 + "' off: capacity back to " + restored + " (the last limit was " + this.limit + ")");
@@ -333,21 +357,72 @@ public final class AdaptiveCapacity implements AutoCloseable {
             if (!this.enabled || this.epoch.generation != generation) {
                 return;
             }
-            int expected = this.limit;
-            PoolConfig now = this.pool.reconfigure((c) -> (c.capacity() == expected) ? c.withCapacity(next) : c);
-            if (now.capacity() == next) {
-                if (next != expected) {
+            // Whether the compare-and-set applied, not whether the capacity is now `next`: someone
+            // else's tune to the very value the algorithm was about to set is still theirs.
+            if (compareAndTune(next)) {
+                if (next != this.limit) {
                     this.limit = next;
                     this.adjustments.incrementAndGet();
                 }
                 return;
             }
-            foreign = now.capacity();
+            foreign = this.pool.capacity();
             stop();
             this.configuredCapacity = foreign;
         }
-        LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name() + "' off: its "
-                + "capacity was changed to " + foreign + " by someone else, and keeps that");
+        logLetGo(foreign);
+    }
+
+    /** No capacity (0 is none a pool can have). */
+    private static final int NONE = 0;
+
+    /**
+     * Under the lock: sets the pool's capacity to {@code capacity} if it is still the one this set
+     * last ({@code limit}), in one step under the pool's own lock; false if someone else changed it.
+     */
+    private boolean compareAndTune(int capacity) {
+        int expected = this.limit;
+        boolean[] applied = new boolean[1];
+        this.pool.reconfigure((c) -> {
+            applied[0] = c.capacity() == expected;
+            return applied[0] ? c.withCapacity(capacity) : c;
+        });
+        return applied[0];
+    }
+
+    /** Switches off if someone else changed the capacity while no sample came to see it. */
+    private void noticeForeignChange() {
+        if (this.enabled && this.pool.capacity() != this.limit) {
+            int foreign;
+            synchronized (this.lock) { // rechecked: a change of its own may be half done
+                foreign = letGoAfterForeignChangeLocked();
+            }
+            logLetGo(foreign);
+        }
+    }
+
+    /**
+     * Under the lock: if on and the pool's capacity is not the one this set last, switches off
+     * and keeps it as the configured capacity; returns it, or {@link #NONE}.
+     */
+    private int letGoAfterForeignChangeLocked() {
+        if (!this.enabled) {
+            return NONE;
+        }
+        int now = this.pool.capacity();
+        if (now == this.limit) {
+            return NONE;
+        }
+        stop();
+        this.configuredCapacity = now;
+        return now;
+    }
+
+    private void logLetGo(int foreign) {
+        if (foreign != NONE) {
+            LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name() + "' off: its "
+                    + "capacity was changed to " + foreign + " by someone else, and keeps that");
+        }
     }
 
     /**
@@ -480,11 +555,14 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     public static final class Builder {
 
+        private static final int DEFAULT_MAX_CAPACITY = 200;
+
         private Algorithm algorithm = Algorithm.GRADIENT2;
 
         private int minCapacity = 1;
 
-        private int maxCapacity = 200;
+        /** 0 until set: then 200, or minCapacity if that is higher (as the starter's default). */
+        private int maxCapacity;
 
         private Predicate<? super Throwable> dropOn = (t) -> false;
 
@@ -520,7 +598,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
         }
 
         /**
-         * Sets the most capacity; default 200.
+         * Sets the most capacity; default 200, or {@code minCapacity} if that is higher.
          * @param maxCapacity at least 1, and at least minCapacity (checked by {@link #attach})
          * @return this builder
          * @throws IllegalArgumentException if below 1
@@ -576,15 +654,16 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 throw new IllegalArgumentException("pool '" + pool.name() + "' is a MultiPool of " + multi.size()
                         + " pools: attach one AdaptiveCapacity to each of them (multi.pool(i)), with bounds per pool");
             }
-            if (this.maxCapacity < this.minCapacity) {
-                throw new IllegalArgumentException("maxCapacity (" + this.maxCapacity + ") must not be below minCapacity ("
+            int max = (this.maxCapacity == 0) ? Math.max(DEFAULT_MAX_CAPACITY, this.minCapacity) : this.maxCapacity;
+            if (max < this.minCapacity) {
+                throw new IllegalArgumentException("maxCapacity (" + max + ") must not be below minCapacity ("
                         + this.minCapacity + "), pool '" + pool.name() + "': raise maxCapacity or lower minCapacity");
             }
             if (pool.config().preAlloc()) {
                 throw new IllegalArgumentException("pool '" + pool.name() + "' was built with preAlloc(true), so its "
                         + "capacity cannot change; build it without preAlloc to size it adaptively");
             }
-            AdaptiveCapacity adaptive = new AdaptiveCapacity(this, pool);
+            AdaptiveCapacity adaptive = new AdaptiveCapacity(this, pool, max);
             if (this.enabled) {
                 adaptive.enable();
             }

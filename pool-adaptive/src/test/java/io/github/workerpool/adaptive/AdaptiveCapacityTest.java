@@ -291,6 +291,114 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void aTuneToTheValueTheAlgorithmSetsNext_isStillTheUsers() {
+        // Found by a review: the compare-and-set failed, but the capacity was what the algorithm
+        // wanted, so the user's tune was taken for its own and sizing went on (and off it, later).
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        WorkerPool pool = pool(4);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.AIMD).maxCapacity(100)
+                .clock(clock::get).attach(pool);
+        int generation = adaptive.generation();
+        for (int i = 0; i < 9; i++) {
+            clock.addAndGet(1_000_000);
+            adaptive.sample(generation, 4, 1_000_000, false);
+        }
+        assertThat(pool.capacity()).isEqualTo(4);
+        pool.tune(8);
+        clock.addAndGet(1_000_000);
+        adaptive.sample(generation, 4, 1_000_000, false); // closes the window: slow start doubles 4 to 8
+
+        assertThat(adaptive.isEnabled()).isFalse();
+        assertThat(adaptive.configuredCapacity()).isEqualTo(8);
+        assertThat(adaptive.adjustments()).isZero();
+        for (int i = 0; i < 20; i++) {
+            clock.addAndGet(1_000_000);
+            adaptive.sample(generation, 8, 1_000_000, false);
+        }
+        assertThat(pool.capacity()).isEqualTo(8);
+    }
+
+    @Test
+    void aTuneNoSampleHasSeenYet_isKeptBySwitchingOff_andShownAtOnce() {
+        // Found by a review: disable() and close() put the configured capacity back over a tune
+        // made since the last sample (an idle pool has none), and isEnabled() still said true.
+        WorkerPool pool = pool(8);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().attach(pool);
+        pool.tune(50);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(50);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(50);
+
+        adaptive.enable();
+        pool.tune(60);
+        assertThat(adaptive.isEnabled()).as("seen when read").isFalse();
+        assertThat(adaptive.configuredCapacity()).isEqualTo(60);
+
+        adaptive.enable();
+        pool.tune(70);
+        adaptive.close();
+        assertThat(pool.capacity()).isEqualTo(70);
+
+        WorkerPool other = pool(8);
+        AdaptiveCapacity second = AdaptiveCapacity.builder().attach(other);
+        other.tune(30);
+        second.configuredCapacity(40); // the later word: sizing is off (the tune), and 40 is applied
+        assertThat(second.isEnabled()).isFalse();
+        assertThat(other.capacity()).isEqualTo(40);
+    }
+
+    @Test
+    void enable_readsAndSetsTheCapacityInOneStep() {
+        // Found by a review: a tune between enable()'s read of the capacity and its own tune was
+        // overwritten, and disable() then restored the value read before it.
+        WorkerPool pool = pool(8);
+        AtomicBoolean raced = new AtomicBoolean();
+        io.github.workerpool.Pool racing = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                return pool;
+            }
+
+            private void race() {
+                if (raced.compareAndSet(false, true)) {
+                    pool.tune(50); // someone else, just before enable() changes the capacity
+                }
+            }
+
+            @Override
+            public void tune(int capacity) {
+                race();
+                super.tune(capacity);
+            }
+
+            @Override
+            public io.github.workerpool.PoolConfig reconfigure(
+                    java.util.function.UnaryOperator<io.github.workerpool.PoolConfig> change) {
+                race();
+                return super.reconfigure(change);
+            }
+        };
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().enabled(false).attach(racing);
+        adaptive.enable();
+        assertThat(raced).isTrue();
+        assertThat(adaptive.configuredCapacity()).isEqualTo(50);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(50);
+    }
+
+    @Test
+    void theDefaultMaximum_isTheMinimumWhenThatIsAbove200() {
+        // Found by a review: minCapacity(300) alone failed with "maxCapacity (200)", a value never
+        // set; the starter's default maximum is max(200, min-capacity).
+        WorkerPool pool = pool(8);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(300).attach(pool);
+        assertThat(adaptive.maxCapacity()).isEqualTo(300);
+        assertThat(pool.capacity()).isEqualTo(300);
+        adaptive.close();
+        assertThat(AdaptiveCapacity.builder().attach(pool).maxCapacity()).isEqualTo(200);
+    }
+
+    @Test
     void configuredCapacity_whileEnabled_isWhatDisableRestores() {
         WorkerPool pool = pool(8);
         AdaptiveCapacity adaptive = AdaptiveCapacity.builder().attach(pool);

@@ -247,7 +247,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                             + (before.preAlloc() ? "pre-alloc fixes its capacity" : "add " + AdaptiveSupport.DEPENDENCY)
                             + ")");
                 }
-                adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity, adaptiveConfigChanged);
+                adaptiveChange = refreshAdaptive(pool, settings, nextAdaptive, adaptiveCapacity, capacityConfigChanged,
+                        adaptiveConfigChanged);
             }
             if ((previous == null || !Objects.equals(awaitTerminationPeriod, previous.awaitTerminationPeriod()))
                     && !Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
@@ -308,21 +309,22 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     }
 
     /**
-     * Gives a pool's adaptive sizing its refreshed settings: the configured capacity (what switching
-     * it off restores) when it owns the capacity, then on or off, new bounds, a new algorithm or a
+     * Gives a pool's adaptive sizing its refreshed settings: a changed capacity property as the
+     * configured capacity (what switching it off restores) when it owns the capacity (an unchanged
+     * one leaves what an operator tuned), then on or off, new bounds, a new algorithm or a
      * new drop-on (which start it afresh), if {@code switchAndLimits}: the adaptive settings
      * changed (else a switch through the endpoint stays as it is).
      * @return the change, as text for the log; empty if none
      */
     private static String refreshAdaptive(SpringPool pool, PoolSettings settings, PoolSettings.AdaptiveSettings next,
-            boolean adaptiveCapacity, boolean switchAndLimits) {
+            boolean adaptiveCapacity, boolean capacityChanged, boolean switchAndLimits) {
         AdaptiveSupport.Control adaptive = pool.adaptive();
         if (adaptive == null) {
             return "";
         }
         StringBuilder out = new StringBuilder();
         Integer configured = settings.capacity();
-        if (adaptiveCapacity && configured != null && configured != adaptive.configuredCapacity()) {
+        if (adaptiveCapacity && capacityChanged && configured != null && configured != adaptive.configuredCapacity()) {
             out.append(", configured capacity ").append(adaptive.configuredCapacity()).append(" -> ").append(configured);
             adaptive.configuredCapacity(configured);
         }

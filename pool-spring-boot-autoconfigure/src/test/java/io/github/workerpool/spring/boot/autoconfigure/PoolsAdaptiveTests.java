@@ -446,6 +446,27 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void aRefreshOfTheBoundsOnly_keepsTheCapacityAnOperatorTuned() {
+        // Found by a review: a refresh that changed only adaptive settings handed the unchanged
+        // capacity property over as the configured capacity, undoing the operator's tune.
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            tune(context, "db", Map.of(PoolOption.CAPACITY, 20), true);
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "32"));
+            assertThat(db.adaptive().configuredCapacity()).isEqualTo(20);
+            assertThat(db.capacity()).isEqualTo(20);
+            assertThat(tune(context, "db", Map.of(), false).capacity()).isEqualTo(20);
+            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), null); // off, at 50
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "40"));
+            assertThat(db.adaptive().enabled()).as("new bounds: on again, as the properties say").isTrue();
+            assertThat(db.adaptive().configuredCapacity()).as("from the tuned 50, not the property's 100").isEqualTo(50);
+            assertThat(db.capacity()).isEqualTo(40);
+            refresh(context, Map.of("pools.instances.db.capacity", "12"));
+            assertThat(db.adaptive().configuredCapacity()).as("a changed capacity is handed over").isEqualTo(12);
+        });
+    }
+
+    @Test
     void aBadCapacityForAnAdaptivePool_isRefusedByName_beforeAnyOptionChanges(CapturedOutput output) {
         // Found by a review: the capacity, handed to adaptive sizing apart, went unchecked until the
         // other options had changed, and the warning named no property.
