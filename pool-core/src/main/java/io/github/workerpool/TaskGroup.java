@@ -120,6 +120,15 @@ public final class TaskGroup<R> {
     /** Longest deadline honoured: beyond it (about 73 years) the nanosecond clock would overflow. */
     private static final long MAX_DEADLINE_NANOS = Long.MAX_VALUE / 4;
 
+    /** A task's error as text, or its class if its own toString() throws (user code; the error must still reach the caller). */
+    static String describe(Throwable error) {
+        try {
+            return String.valueOf(error);
+        } catch (RuntimeException | LinkageError e) {
+            return error.getClass().getName() + " (whose message could not be read: " + e.getClass().getName() + ")";
+        }
+    }
+
     private TaskGroup(Builder b) {
         this.executor = b.executor;
         this.failFast = b.failFast;
@@ -338,7 +347,7 @@ public final class TaskGroup<R> {
                 }
             }
             ExecutionException e = new ExecutionException("task " + first.index + " of the group failed: "
-                    + first.error, first.error);
+                    + describe(first.error), first.error);
             for (Task<R> t : all) {
                 if (t.state == FAILED && t != first) {
                     e.addSuppressed(t.error);
@@ -737,9 +746,9 @@ public final class TaskGroup<R> {
         public Task<R> await() throws InterruptedException {
             notFromItself("await()");
             try {
-                done.get();
-            } catch (ExecutionException | CancellationException e) {
-                // done either way
+                awaitDone(-1L);
+            } catch (TimeoutException e) {
+                throw new AssertionError(e); // no time limit
             }
             return this;
         }
@@ -753,9 +762,7 @@ public final class TaskGroup<R> {
         public boolean await(Duration timeout) throws InterruptedException {
             notFromItself("await(Duration)");
             try {
-                done.get(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | CancellationException e) {
-                // done either way
+                awaitDone(Math.max(0L, PoolConfig.saturatedNanos(timeout)));
             } catch (TimeoutException e) {
                 return false;
             }
@@ -766,9 +773,9 @@ public final class TaskGroup<R> {
         public R get() throws InterruptedException, ExecutionException {
             notFromItself("get()");
             try {
-                done.get();
-            } catch (ExecutionException | CancellationException e) {
-                // reported from the task's own state below
+                awaitDone(-1L);
+            } catch (TimeoutException e) {
+                throw new AssertionError(e); // no time limit
             }
             return outcome();
         }
@@ -776,12 +783,30 @@ public final class TaskGroup<R> {
         @Override
         public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
             notFromItself("get(timeout)");
-            try {
-                done.get(timeout, unit);
-            } catch (ExecutionException | CancellationException e) {
-                // reported from the task's own state below
-            }
+            awaitDone(Math.max(0L, unit.toNanos(timeout)));
             return outcome();
+        }
+
+        /**
+         * Waits until the task is done, however it ended (its outcome is read from its state).
+         * @param nanos longest to wait, or -1 for no limit
+         * @throws TimeoutException if it is not done in time
+         */
+        private void awaitDone(long nanos) throws InterruptedException, TimeoutException {
+            try {
+                if (nanos < 0) {
+                    done.get();
+                } else {
+                    done.get(nanos, TimeUnit.NANOSECONDS);
+                }
+            } catch (ExecutionException | CancellationException e) {
+                // done either way
+            } catch (RuntimeException e) {
+                // The task's error threw from its own getMessage() as get() wrapped it: done too.
+                if (!done.isDone()) {
+                    throw e;
+                }
+            }
         }
 
         /** The Future contract from the task's state: its value, its error in an ExecutionException, or a cancel. */
@@ -790,7 +815,7 @@ public final class TaskGroup<R> {
                 case SUCCEEDED:
                     return value;
                 case FAILED:
-                    throw new ExecutionException(error);
+                    throw new ExecutionException(describe(error), error);
                 default:
                     throw new CancellationException("task " + index + " of the group was cancelled");
             }
@@ -815,7 +840,7 @@ public final class TaskGroup<R> {
             String s = switch (state) {
                 case PENDING -> "PENDING";
                 case SUCCEEDED -> "SUCCEEDED";
-                case FAILED -> "FAILED: " + error;
+                case FAILED -> "FAILED: " + describe(error);
                 default -> "CANCELLED";
             };
             return "Task[" + index + ", " + s + "]";

@@ -36,6 +36,35 @@ class TaskGroupTest {
     }
 
     @Test
+    void aFailureWhoseMessageCannotBeRead_stillComesAsExecutionException() throws Exception {
+        // Found by a review: building the message called the error's getMessage(), whose exception
+        // replaced the ExecutionException and lost the task's error.
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        Exception bad = new Exception() {
+            @Override
+            public String getMessage() {
+                throw new IllegalStateException("no message");
+            }
+        };
+        TaskGroup.Task<String> task = group.submit(() -> {
+            throw bad;
+        });
+        assertThat(task.await(WAIT)).isTrue();
+        for (Callable<?> wait : List.<Callable<?>>of(group::awaitAll, task::get)) {
+            Throwable thrown = null;
+            try {
+                wait.call();
+            } catch (Throwable e) {
+                thrown = e;
+            }
+            assertThat(thrown).isInstanceOf(ExecutionException.class);
+            assertThat(thrown.getCause()).isSameAs(bad);
+        }
+        assertThat(task.toString()).contains("whose message could not be read");
+    }
+
+    @Test
     void waitingForTheGroupOrItselfFromATask_throwsInsteadOfWaitingForever() throws Exception {
         WorkerPool pool = pool(2);
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));

@@ -586,8 +586,11 @@ public final class Pipeline implements AutoCloseable {
                 running[i]--;
                 if (error != null) {
                     occupied[i]--;
-                    failLocked(b, i, error);
-                    endLocked(b, Outcome.FAILED);
+                    try {
+                        failLocked(b, i, error);
+                    } finally { // an Error while recording it (out of memory) must not leave the batch unended: await() would hang
+                        endLocked(b, Outcome.FAILED);
+                    }
                     return;
                 }
                 if (i + 1 == n) {
@@ -609,8 +612,11 @@ public final class Pipeline implements AutoCloseable {
                 occupied[i]--; // released only now: slot holding
                 changed.signalAll();
                 if (interrupted != null) {
-                    failLocked(b, i + 1, interrupted);
-                    endLocked(b, Outcome.FAILED);
+                    try {
+                        failLocked(b, i + 1, interrupted);
+                    } finally {
+                        endLocked(b, Outcome.FAILED);
+                    }
                     return;
                 }
                 if (!in) {
@@ -636,6 +642,9 @@ public final class Pipeline implements AutoCloseable {
 
     private void endLocked(Batch b, Outcome outcome) {
         b.prev = null;
+        // Its steps' closures hold its data; the batch after it may still hold it (its prev) until
+        // it reaches the last stage.
+        Arrays.fill(b.steps, null);
         if (last == b) {
             // Its steps' closures hold its data. The next batch needs no gate from it: an ended
             // batch passed every gate, or stopped, and then so does every later one.

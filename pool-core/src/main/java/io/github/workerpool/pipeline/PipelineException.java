@@ -15,9 +15,21 @@ public final class PipelineException extends ExecutionException {
     private final int stage;
 
     PipelineException(String pipeline, long batch, int stage, Throwable cause) {
-        super("pipeline '" + pipeline + "': batch " + batch + " failed at stage " + stage + ": " + cause, cause);
+        super("pipeline '" + pipeline + "': batch " + batch + " failed at stage " + stage + ": " + describe(cause), cause);
         this.batch = batch;
         this.stage = stage;
+    }
+
+    /**
+     * The cause as text, or its class if its own toString() throws (user code: a getMessage() that
+     * fails would otherwise escape from here and leave the batch never ended).
+     */
+    private static String describe(Throwable cause) {
+        try {
+            return String.valueOf(cause);
+        } catch (RuntimeException | LinkageError e) {
+            return cause.getClass().getName() + " (whose message could not be read: " + e.getClass().getName() + ")";
+        }
     }
 
     /** Returns the failed batch's number; the first batch submitted is 1. */

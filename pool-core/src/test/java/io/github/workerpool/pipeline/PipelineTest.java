@@ -100,6 +100,79 @@ class PipelineTest {
     }
 
     @Test
+    void aFailureWhoseMessageCannotBeRead_stillEndsTheBatch_andReachesAwait() throws Exception {
+        // Found by a review: the exception's getMessage() threw while the failure was recorded, the
+        // batch never ended, and await() and close() hung for good. Not tracked by the invariants:
+        // on the old code their close would hang too.
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("unprintable")).concurrency(1, 1).build();
+        Exception bad = new Exception() {
+            @Override
+            public String getMessage() {
+                throw new IllegalStateException("no message");
+            }
+        };
+        try {
+            assertThat(p.submit(() -> {
+                throw bad;
+            }, null)).isTrue();
+            Throwable thrown = null;
+            try {
+                p.await(WAIT);
+            } catch (PipelineException e) {
+                thrown = e;
+            }
+            assertThat(thrown).as("await throws the failure").isInstanceOf(PipelineException.class);
+            assertThat(thrown.getCause()).isSameAs(bad);
+            assertThat(thrown.getMessage()).contains("whose message could not be read");
+            assertThat(p.stats().inFlight()).isZero();
+        } finally {
+            p.cancel();
+        }
+        p.close();
+    }
+
+    @Test
+    void anEndedBatchsSteps_areNotKeptByTheBatchAfterIt() throws Exception {
+        // Found by a review: a batch submitted while the one before it ran holds a link to it, and
+        // through it that batch's steps and the data they hold, until it reaches the last stage.
+        Pipeline p = pipeline(2, 1);
+        CountDownLatch firstInStage2 = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch secondIn = new CountDownLatch(1);
+        CountDownLatch releaseSecond = new CountDownLatch(1);
+        java.lang.ref.WeakReference<byte[]> data = submitHolding(p, new byte[1 << 20], firstInStage2, releaseFirst);
+        assertThat(firstInStage2.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(p.submit(() -> {
+            secondIn.countDown();
+            releaseSecond.await();
+        }, null)).isTrue();
+        try {
+            assertThat(secondIn.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            releaseFirst.countDown();
+            await().atMost(WAIT).until(() -> p.stats().completed() == 1);
+            await().atMost(WAIT).until(() -> {
+                System.gc();
+                return data.get() == null;
+            });
+        } finally {
+            releaseFirst.countDown();
+            releaseSecond.countDown();
+        }
+        p.await(WAIT);
+    }
+
+    /** Submits a batch whose steps hold {@code bytes}, its second waiting for {@code release}; returns a weak reference to them. */
+    private static java.lang.ref.WeakReference<byte[]> submitHolding(Pipeline p, byte[] bytes, CountDownLatch inStage2,
+            CountDownLatch release) throws InterruptedException {
+        assertThat(p.submit(() -> bytes[0]++, () -> {
+            bytes[1]++;
+            inStage2.countDown();
+            release.await();
+        })).isTrue();
+        return new java.lang.ref.WeakReference<>(bytes);
+    }
+
+    @Test
     void of_badLimits_throwNamingTheStageAndValue() {
         assertThatThrownBy(Pipeline::of).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one limit per stage");
         assertThatThrownBy(() -> Pipeline.of(4, 0, 2)).isInstanceOf(IllegalArgumentException.class)
