@@ -376,6 +376,9 @@ final class PoolSettings {
                 }
                 continue;
             }
+            if (value == null && option == PoolOption.VIRTUAL_THREADS) {
+                continue; // unset: a restart follows spring.threads.virtual.enabled, not false
+            }
             if (value == null) {
                 value = (option == PoolOption.CAPACITY) ? current.capacity() : option.defaultValue();
             }

@@ -68,6 +68,17 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Instance names a WARN has told were added or removed (each takes a restart); guarded by this. */
     private final Set<String> announced = new HashSet<>();
 
+    /** Instance names at startup: one an application bean shadowed then was told so already. */
+    private final Set<String> startupInstances = new HashSet<>();
+
+    /** Why a restart would fail, by pool name or global property, as last told (told again only when it changes); guarded by this. */
+    private final Map<String, String> restartFailures = new HashMap<>();
+
+    /** pools.default-pool and pools.propagate-context as last seen (at startup, then by each refresh); guarded by this. */
+    private String defaultPool;
+
+    private boolean propagateContext;
+
     /**
      * The web server pool's rule, from the pools.web-server.* values the server was built with: a
      * refresh that changes them takes a restart (WARN), so a guard read afresh would let a pool be
@@ -88,6 +99,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
             properties.getInstances().forEach((name, pool) -> this.applied.put(name,
                     new PoolSettings(name, pool, properties.getDefaults(), classLoader())));
+            this.startupInstances.addAll(properties.getInstances().keySet());
+            this.defaultPool = properties.getDefaultPool();
+            this.propagateContext = properties.isPropagateContext();
         }
         catch (RuntimeException ex) {
             // Startup reports a bad value itself; without these, a refresh applies every option.
@@ -132,6 +146,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             if (name == null) {
                 name = instance.getKey();
                 configured.add(name);
+                if (this.beanFactory.containsBean(name) && sameAsAtStartup(name, instance.getValue(), properties)) {
+                    continue; // shadowed by the application's bean, as startup told, and unchanged since
+                }
                 if (this.announced.add(name)) {
                     if (this.beanFactory.containsBean(name)) {
                         // As at startup: the application's pool of that name wins, and these do nothing;
@@ -173,15 +190,79 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                         + "removes it");
             }
         }
-        if (keys.stream().anyMatch((key) -> key.equals("pools.default-pool") || key.equals("pools.propagate-context"))) {
+        // By value, not by key: a key in another form (pools.defaultPool) or a placeholder's own
+        // key says as much.
+        if (!Objects.equals(properties.getDefaultPool(), this.defaultPool)
+                || properties.isPropagateContext() != this.propagateContext) {
+            this.defaultPool = properties.getDefaultPool();
+            this.propagateContext = properties.isPropagateContext();
             logger.warn("pools.default-pool and pools.propagate-context take a restart to change");
         }
-        if (keys.stream().anyMatch((key) -> key.startsWith("pools.web-server."))) {
+        tellRestartFailure("pools.default-pool", defaultPoolFailure(properties));
+        if (keys.stream().anyMatch((key) -> isUnder(key, WEB_SERVER))) {
             logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
                     + "under pools.instances");
         }
-        if (keys.stream().anyMatch((key) -> key.startsWith("pools.events."))) {
+        if (keys.stream().anyMatch((key) -> isUnder(key, EVENTS))) {
             logger.warn("pools.events.* take a restart to change; the events keep their settings until then");
+        }
+    }
+
+    private static final ConfigurationPropertyName WEB_SERVER = ConfigurationPropertyName.of("pools.web-server");
+
+    private static final ConfigurationPropertyName EVENTS = ConfigurationPropertyName.of("pools.events");
+
+    /** Whether a changed key is a property under {@code prefix}, in whatever form it is written (pools.webServer.x). */
+    static boolean isUnder(String key, ConfigurationPropertyName prefix) {
+        try {
+            return prefix.isAncestorOf(ConfigurationPropertyName.adapt(key, '.'));
+        }
+        catch (RuntimeException ex) {
+            return false; // no property name at all
+        }
+    }
+
+    /** Whether an entry was there at startup with the same configured values (refreshes that leave it alone tell nothing). */
+    private boolean sameAsAtStartup(String name, PoolsProperties.Pool instance, PoolsProperties properties) {
+        PoolSettings atStartup = this.applied.get(name);
+        return this.startupInstances.contains(name) && atStartup != null && atStartup.configured()
+            .equals(new PoolSettings(name, instance, properties.getDefaults(), classLoader()).configured());
+    }
+
+    /** Why a restart would fail on pools.default-pool (it names no pool), or null. */
+    private String defaultPoolFailure(PoolsProperties properties) {
+        String name = properties.getDefaultPool();
+        if (name == null || properties.getInstances().containsKey(name) // as startup checks it
+                || (this.beanFactory.containsBean(name) && !this.beanFactory.isTypeMatch(name, SpringPool.class))) {
+            return null;
+        }
+        PoolConfigurationException failure = PoolsAsyncConfigurer.noSuchPool(name, properties.getInstances().keySet());
+        return failure.getMessage() + " (" + failure.getAction() + ")";
+    }
+
+    /** Why a restart with a pool's settings would fail, by startup's own checks, or null. */
+    private String restartFailure(PoolSettings settings) {
+        try {
+            settings.builder();
+            PoolsRegistrar.checkAdaptive(settings, classLoader());
+            return null;
+        }
+        catch (PoolConfigurationException ex) {
+            return ex.getMessage() + " (" + ex.getAction() + ")";
+        }
+        catch (IllegalArgumentException | IllegalStateException ex) {
+            return ex.getMessage();
+        }
+    }
+
+    /** One WARN when the reason a restart would fail appears or changes; none while it stays. */
+    private void tellRestartFailure(String subject, String failure) {
+        if (failure == null) {
+            this.restartFailures.remove(subject);
+        }
+        else if (!failure.equals(this.restartFailures.put(subject, failure))) {
+            logger.warn((subject.startsWith("pools.") ? subject : "Pool '" + subject + "'")
+                    + ": the application runs on, but a restart with this configuration would fail: " + failure);
         }
     }
 
@@ -272,11 +353,18 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         for (String property : restartOnly) {
             logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
         }
-        if (settings.capacity() == null && (previous == null || previous.capacity() != null)) {
-            String property = PoolSettings.property(name, "capacity");
-            logger.warn("Pool '" + name + "': " + property + " was removed; the pool keeps capacity "
-                    + pool.config().capacity() + ", but a restart would fail without it (capacity is required). Set "
-                    + property + " (or pools.defaults.capacity) again");
+        if (settings.capacity() == null) {
+            if (previous == null || previous.capacity() != null) {
+                String property = PoolSettings.property(name, "capacity");
+                logger.warn("Pool '" + name + "': " + property + " was removed; the pool keeps capacity "
+                        + pool.config().capacity() + ", but a restart would fail without it (capacity is required). Set "
+                        + property + " (or pools.defaults.capacity) again");
+            }
+        }
+        else {
+            // A combination only startup checks (pre-alloc with an unbounded capacity, virtual
+            // threads on Java 17, ...): live, the restart-only half waits, so nothing fails now.
+            tellRestartFailure(name, restartFailure(settings));
         }
         return true;
     }

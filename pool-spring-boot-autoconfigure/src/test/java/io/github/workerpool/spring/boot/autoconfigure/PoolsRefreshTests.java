@@ -446,6 +446,84 @@ class PoolsRefreshTests {
         });
     }
 
+    @Test
+    void settingsThatOnlyStartupChecks_areWarnedThatARestartWouldFail_once(CapturedOutput output) {
+        // Found by a review: pre-alloc with an unbounded capacity was taken (the capacity live, the
+        // pre-alloc "takes a restart"), and the next rolling restart failed on every replica.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.mail.capacity", "-1"));
+            assertThat(output).contains("Pool 'mail': the application runs on, but a restart with this configuration "
+                    + "would fail: ").contains("pre-alloc needs a bounded capacity");
+            // Each refresh's values replace the last one's (one property source).
+            refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.mail.capacity", "-1",
+                    "pools.instances.crawler.capacity", "4"));
+            assertThat(output.toString().split("a restart with this configuration would fail", -1)).hasSize(2);
+            refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.mail.capacity", "5"));
+            refresh(context, Map.of("pools.instances.mail.pre-alloc", "true", "pools.instances.mail.capacity", "-1"));
+            assertThat(output.toString().split("a restart with this configuration would fail", -1))
+                .as("told again after it was fixed and broken again").hasSize(3);
+        });
+    }
+
+    @Test
+    void theDefaultPoolRemovedFromTheInstances_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        this.runner.withPropertyValues("pools.default-pool=crawler").run((context) -> {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.default-pool", "crawler");
+            all.put("pools.instances.mail.capacity", "2");
+            replaceTestProperties(context.getEnvironment(), all);
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.crawler.capacity")));
+            assertThat(output).contains("pools.default-pool: the application runs on, but a restart with this "
+                    + "configuration would fail: ").contains("there is no pool named 'crawler'");
+        });
+    }
+
+    @Test
+    void restartOnlySettings_inAnotherFormOrFromAPlaceholder_areWarnedToTakeARestart(CapturedOutput output) {
+        // Found by a review: only the exact keys pools.default-pool, pools.web-server.* and
+        // pools.events.* were recognized.
+        this.runner.withPropertyValues("async.pool=mail", "pools.default-pool=${async.pool}").run((context) -> {
+            refresh(context, Map.of("async.pool", "crawler"));
+            assertThat(output).contains("pools.default-pool and pools.propagate-context take a restart to change");
+            refresh(context, Map.of("pools.webServer.reservedThreads", "4"));
+            assertThat(output).contains("pools.web-server.* take a restart to change");
+            refresh(context, Map.of("pools.events.saturationAfter", "1s"));
+            assertThat(output).contains("pools.events.* take a restart to change");
+        });
+    }
+
+    @Test
+    void aRefreshThatLeavesAShadowedEntryAlone_tellsNothingOfIt(CapturedOutput output) {
+        // Found by a review: the first refresh of anything (ZooKeeper's empty one just after
+        // startup) warned that the entry is not applied, which startup had told already.
+        this.runner.withPropertyValues("pools.instances.reports.capacity=2")
+            .withBean("reports", io.github.workerpool.Pool.class,
+                    () -> io.github.workerpool.WorkerPool.builder().name("reports").capacity(1).build())
+            .run((context) -> {
+                context.publishEvent(new EnvironmentChangeEvent(context, Set.of()));
+                refresh(context, Map.of("pools.instances.mail.capacity", "3"));
+                assertThat(output).doesNotContain("pools.instances.reports is not applied");
+            });
+    }
+
+    @Test
+    void anExplicitVirtualThreadsRemoved_underSpringsVirtualThreads_isNoRestartWarning(CapturedOutput output) {
+        // Found by a review: unset, a restart gives the pool virtual threads (spring.threads.virtual.enabled),
+        // yet the refresh warned "virtual-threads=false (the pool has true) takes a restart".
+        org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need Java 21");
+        this.runner.withPropertyValues("spring.threads.virtual.enabled=true", "pools.instances.mail.virtual-threads=true")
+            .run((context) -> {
+                Map<String, Object> all = new LinkedHashMap<>();
+                all.put("spring.threads.virtual.enabled", "true");
+                all.put("pools.instances.mail.capacity", "2");
+                all.put("pools.instances.crawler.capacity", "3");
+                replaceTestProperties(context.getEnvironment(), all);
+                context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.mail.virtual-threads")));
+                assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isTrue();
+                assertThat(output).doesNotContain("virtual-threads=false");
+            });
+    }
+
     /** Puts the values in front of every other source and publishes the event for their keys. */
     private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
