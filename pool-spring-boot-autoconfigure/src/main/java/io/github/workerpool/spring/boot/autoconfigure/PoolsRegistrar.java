@@ -1,7 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import io.github.workerpool.Pool;
 import io.github.workerpool.WorkerPool;
@@ -18,6 +21,7 @@ import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -82,7 +86,12 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                 && !registry.containsBeanDefinition(defaultPool)) {
             throw PoolsAsyncConfigurer.noSuchPool(defaultPool, properties.getInstances().keySet());
         }
+        Map<String, List<String>> forms = forms(properties.getInstances().keySet());
         for (PoolSettings settings : pools) {
+            List<String> names = forms.get(settings.name());
+            if (names == null) {
+                continue; // another form of a pool made under its first name
+            }
             if (registry.containsBeanDefinition(settings.name())) {
                 checkShadowingBeanIsAPool(settings.name(), registry.getBeanDefinition(settings.name()), this.classLoader);
                 logger.info("Pool '" + settings.name() + "' of " + PoolSettings.instance(settings.name())
@@ -91,7 +100,49 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             }
             registerFactory(registry);
             registry.registerBeanDefinition(settings.name(), definition(settings.name()));
+            for (String other : names.subList(1, names.size())) {
+                if (!registry.containsBeanDefinition(other) && !registry.isAlias(other)) {
+                    registry.registerAlias(settings.name(), other);
+                }
+            }
         }
+    }
+
+    /**
+     * The entries of pools.instances by the name their pool gets, each with its other names first
+     * to last: keys that are one property name in other forms (order-events, orderEvents, and
+     * orderevents from an environment variable) are one pool, which Spring Boot binds under each
+     * key with the same values. Its name is the first key written with a dash or a capital (an
+     * environment variable's key is all lower case), else the first; the others become aliases.
+     */
+    static Map<String, List<String>> forms(java.util.Collection<String> keys) {
+        Map<ConfigurationPropertyName, List<String>> byName = new LinkedHashMap<>();
+        for (String key : keys) {
+            byName.computeIfAbsent(ConfigurationPropertyName.adapt(key, '.'), (n) -> new ArrayList<>()).add(key);
+        }
+        Map<String, List<String>> forms = new LinkedHashMap<>();
+        for (List<String> names : byName.values()) {
+            List<String> ordered = new ArrayList<>(names);
+            String first = names.stream().filter((n) -> !n.equals(n.toLowerCase(Locale.ROOT).replace("-", "")))
+                .findFirst().orElse(names.get(0));
+            ordered.remove(first);
+            ordered.add(0, first);
+            forms.put(first, ordered);
+            if (ordered.size() > 1) {
+                logger.info(describeForms(ordered));
+            }
+        }
+        return forms;
+    }
+
+    private static String describeForms(List<String> names) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < names.size(); i++) {
+            out.append((i == 0) ? "" : (i == names.size() - 1) ? " and " : ", ").append(PoolSettings.instance(names.get(i)));
+        }
+        return out.append(" are one pool, '").append(names.get(0)).append("' (one property name in ")
+            .append(names.size()).append(" forms, which Spring Boot binds alike); the other names are its aliases")
+            .toString();
     }
 
     /**

@@ -55,6 +55,28 @@ class PoolsAutoConfigurationTests {
         .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.crawler.capacity=3");
 
     @Test
+    void onePoolWrittenInTwoForms_isOnePool_underBothNames(CapturedOutput output) {
+        // Found by a review: Spring Boot binds each form of a name as a key of its own, with the same
+        // values (an environment variable POOLS_INSTANCES_ORDEREVENTS_CAPACITY makes the key
+        // orderevents), and each key made a pool: two pools, their threads, meters and entries.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2",
+                "pools.instances.orderevents.queue-capacity=5", "pools.instances.orderEvents.nonblocking=true")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBeansOfType(SpringPool.class)).containsOnlyKeys("mail", "crawler", "order-events");
+                SpringPool pool = context.getBean("order-events", SpringPool.class);
+                assertThat(context.getBean("orderevents")).isSameAs(pool);
+                assertThat(context.getBean("orderEvents")).isSameAs(pool);
+                assertThat(pool.name()).isEqualTo("order-events");
+                assertThat(pool.capacity()).isEqualTo(2);
+                assertThat(pool.config().queueCapacity()).isEqualTo(5);
+                assertThat(pool.config().nonblocking()).isTrue();
+                assertThat(output).contains("pools.instances.orderevents").contains("pools.instances.[orderEvents]")
+                    .contains("are one pool, 'order-events' (one property name in 3 forms");
+            });
+    }
+
+    @Test
     void poolIsBeanNamedAfterInstanceThatIsPoolExecutorServiceAndAsyncTaskExecutor() {
         this.runner.run((context) -> {
             assertThat(context.getBean("mail")).isInstanceOf(Pool.class)
