@@ -18,6 +18,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
@@ -198,7 +199,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             this.propagateContext = properties.isPropagateContext();
             logger.warn("pools.default-pool and pools.propagate-context take a restart to change");
         }
-        tellRestartFailure("pools.default-pool", defaultPoolFailure(properties));
+        tellRestartFailure("pools.default-pool",
+                missingPoolFailure("pools.default-pool", properties.getDefaultPool(), properties));
+        tellRestartFailure("pools.web-server.pool", missingPoolFailure("pools.web-server.pool",
+                Binder.get(this.environment).bind("pools.web-server.pool", String.class).orElse(null), properties));
         if (keys.stream().anyMatch((key) -> isUnder(key, WEB_SERVER))) {
             logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
                     + "under pools.instances");
@@ -229,15 +233,19 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             .equals(new PoolSettings(name, instance, properties.getDefaults(), classLoader()).configured());
     }
 
-    /** Why a restart would fail on pools.default-pool (it names no pool), or null. */
-    private String defaultPoolFailure(PoolsProperties properties) {
-        String name = properties.getDefaultPool();
+    /**
+     * Why a restart would fail on a property that names a pool (pools.default-pool, or
+     * pools.web-server.pool): it names no entry of pools.instances nor a pool of the application's
+     * own (a running pool whose entry was removed goes with the restart); null if it names one.
+     */
+    private String missingPoolFailure(String property, String name, PoolsProperties properties) {
         if (name == null || properties.getInstances().containsKey(name) // as startup checks it
                 || (this.beanFactory.containsBean(name) && !this.beanFactory.isTypeMatch(name, SpringPool.class))) {
             return null;
         }
-        PoolConfigurationException failure = PoolsAsyncConfigurer.noSuchPool(name, properties.getInstances().keySet());
-        return failure.getMessage() + " (" + failure.getAction() + ")";
+        Set<String> pools = properties.getInstances().keySet();
+        return "there is no pool named '" + name + "' for " + property + "; pools: " + pools + " (Set " + property
+                + " to one of them, or add pools.instances." + name + ".capacity to create it.)";
     }
 
     /** Why a restart with a pool's settings would fail, by startup's own checks, or null. */

@@ -466,7 +466,7 @@ class PoolsRefreshTests {
     }
 
     @Test
-    void theDefaultPoolRemovedFromTheInstances_isWarnedThatARestartWouldFail(CapturedOutput output) {
+    void aPoolNamedByDefaultPoolOrTheWebServer_removedFromTheInstances_isWarnedThatARestartWouldFail(CapturedOutput output) {
         this.runner.withPropertyValues("pools.default-pool=crawler").run((context) -> {
             Map<String, Object> all = new LinkedHashMap<>();
             all.put("pools.default-pool", "crawler");
@@ -474,7 +474,16 @@ class PoolsRefreshTests {
             replaceTestProperties(context.getEnvironment(), all);
             context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.crawler.capacity")));
             assertThat(output).contains("pools.default-pool: the application runs on, but a restart with this "
-                    + "configuration would fail: ").contains("there is no pool named 'crawler'");
+                    + "configuration would fail: ").contains("there is no pool named 'crawler' for pools.default-pool");
+        });
+        this.runner.withPropertyValues("pools.web-server.pool=crawler").run((context) -> {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.web-server.pool", "crawler");
+            all.put("pools.instances.mail.capacity", "2");
+            replaceTestProperties(context.getEnvironment(), all);
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.crawler.capacity")));
+            assertThat(output).contains("pools.web-server.pool: the application runs on, but a restart with this "
+                    + "configuration would fail: there is no pool named 'crawler' for pools.web-server.pool");
         });
     }
 
