@@ -124,7 +124,7 @@ public final class TaskGroup<R> {
     static String describe(Throwable error) {
         try {
             return String.valueOf(error);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Throwable e) { // whatever its getMessage() throws, StackOverflowError included
             return error.getClass().getName() + " (whose message could not be read: " + e.getClass().getName() + ")";
         }
     }
@@ -519,7 +519,7 @@ public final class TaskGroup<R> {
             // report it as the task's failure, as for any other exception.
             case FAILED -> t.done.completeExceptionally(
                     (error instanceof CancellationException || error instanceof CompletionException)
-                            ? new CompletionException(error) : error);
+                            ? new CompletionException(describe(error), error) : error);
             default -> t.done.cancel(false);
         }
         if (failFastNow) {
@@ -801,7 +801,7 @@ public final class TaskGroup<R> {
                 }
             } catch (ExecutionException | CancellationException e) {
                 // done either way
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 // The task's error threw from its own getMessage() as get() wrapped it: done too.
                 if (!done.isDone()) {
                     throw e;

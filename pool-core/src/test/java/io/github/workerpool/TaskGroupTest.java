@@ -40,28 +40,37 @@ class TaskGroupTest {
         // Found by a review: building the message called the error's getMessage(), whose exception
         // replaced the ExecutionException and lost the task's error.
         WorkerPool pool = pool(2);
-        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
         Exception bad = new Exception() {
             @Override
             public String getMessage() {
                 throw new IllegalStateException("no message");
             }
         };
-        TaskGroup.Task<String> task = group.submit(() -> {
-            throw bad;
-        });
-        assertThat(task.await(WAIT)).isTrue();
-        for (Callable<?> wait : List.<Callable<?>>of(group::awaitAll, task::get)) {
-            Throwable thrown = null;
-            try {
-                wait.call();
-            } catch (Throwable e) {
-                thrown = e;
+        // A CompletionException of its own is wrapped once more for the task's future: read too.
+        CompletionException badCompletion = new CompletionException((String) null) {
+            @Override
+            public String getMessage() {
+                throw new StackOverflowError("no message either");
             }
-            assertThat(thrown).isInstanceOf(ExecutionException.class);
-            assertThat(thrown.getCause()).isSameAs(bad);
+        };
+        for (Exception error : List.of(bad, badCompletion)) {
+            TaskGroup<String> group2 = invariants.track(TaskGroup.of(pool));
+            TaskGroup.Task<String> task = group2.submit(() -> {
+                throw error;
+            });
+            assertThat(task.await(WAIT)).as("done: its future was completed").isTrue();
+            for (Callable<?> wait : List.<Callable<?>>of(group2::awaitAll, task::get)) {
+                Throwable thrown = null;
+                try {
+                    wait.call();
+                } catch (Throwable e) {
+                    thrown = e;
+                }
+                assertThat(thrown).isInstanceOf(ExecutionException.class);
+                assertThat(thrown.getCause()).isSameAs(error);
+            }
+            assertThat(task.toString()).contains("whose message could not be read");
         }
-        assertThat(task.toString()).contains("whose message could not be read");
     }
 
     @Test

@@ -255,8 +255,7 @@ public final class Pipeline implements AutoCloseable {
             lock.lock();
             try {
                 occupied[0]--;
-                failLocked(b, 0, e);
-                endLocked(b, Outcome.FAILED);
+                failAndEndLocked(b, 0, e);
             } finally {
                 lock.unlock();
             }
@@ -586,11 +585,7 @@ public final class Pipeline implements AutoCloseable {
                 running[i]--;
                 if (error != null) {
                     occupied[i]--;
-                    try {
-                        failLocked(b, i, error);
-                    } finally { // an Error while recording it (out of memory) must not leave the batch unended: await() would hang
-                        endLocked(b, Outcome.FAILED);
-                    }
+                    failAndEndLocked(b, i, error);
                     return;
                 }
                 if (i + 1 == n) {
@@ -612,11 +607,7 @@ public final class Pipeline implements AutoCloseable {
                 occupied[i]--; // released only now: slot holding
                 changed.signalAll();
                 if (interrupted != null) {
-                    try {
-                        failLocked(b, i + 1, interrupted);
-                    } finally {
-                        endLocked(b, Outcome.FAILED);
-                    }
+                    failAndEndLocked(b, i + 1, interrupted);
                     return;
                 }
                 if (!in) {
@@ -626,6 +617,15 @@ public final class Pipeline implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+        }
+    }
+
+    /** Records the batch's failure and ends it; ended even if recording throws (out of memory), or await() would hang. */
+    private void failAndEndLocked(Batch b, int stageIndex, Throwable error) {
+        try {
+            failLocked(b, stageIndex, error);
+        } finally {
+            endLocked(b, Outcome.FAILED);
         }
     }
 

@@ -27,7 +27,7 @@ public final class PipelineException extends ExecutionException {
     private static String describe(Throwable cause) {
         try {
             return String.valueOf(cause);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Throwable e) { // whatever its getMessage() throws, StackOverflowError included
             return cause.getClass().getName() + " (whose message could not be read: " + e.getClass().getName() + ")";
         }
     }

@@ -340,7 +340,7 @@ final class PoolSettings {
      * @throws PoolConfigurationException naming the property if a value is invalid
      */
     PoolConfig liveConfig(PoolConfig current, List<String> restartOnly) {
-        return liveConfig(current, restartOnly, false, null);
+        return liveConfig(current, restartOnly, false, null, false);
     }
 
     /**
@@ -361,9 +361,11 @@ final class PoolSettings {
      * apart, see {@link #capacity()}). With {@code before} (the {@link #configured()} values last
      * applied), only the options whose configured value changed since are looked at: the others
      * keep the pool's value, whether a tune, the code or a customizer set it.
+     * {@code virtualByDefault} is what a pool that leaves virtual-threads unset gets at startup
+     * (spring.threads.virtual.enabled on Java 21+), the value an unset virtual-threads means.
      */
     PoolConfig liveConfig(PoolConfig current, List<String> restartOnly, boolean adaptiveCapacity,
-            Map<PoolOption, Object> before) {
+            Map<PoolOption, Object> before, boolean virtualByDefault) {
         PoolConfig next = current;
         for (PoolOption option : PoolOption.values()) {
             Object value = value(option::get);
@@ -377,7 +379,7 @@ final class PoolSettings {
                 continue;
             }
             if (value == null && option == PoolOption.VIRTUAL_THREADS) {
-                continue; // unset: a restart follows spring.threads.virtual.enabled, not false
+                value = virtualByDefault; // unset: a restart follows spring.threads.virtual.enabled
             }
             if (value == null) {
                 value = (option == PoolOption.CAPACITY) ? current.capacity() : option.defaultValue();

@@ -19,6 +19,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
@@ -69,8 +70,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Instance names a WARN has told were added or removed (each takes a restart); guarded by this. */
     private final Set<String> announced = new HashSet<>();
 
-    /** Instance names at startup: one an application bean shadowed then was told so already. */
-    private final Set<String> startupInstances = new HashSet<>();
+    /** Instance names at startup, each to the name of its pool (another form of a key: its first form). */
+    private final Map<String, String> startupInstances = new HashMap<>();
 
     /** Why a restart would fail, by pool name or global property, as last told (told again only when it changes); guarded by this. */
     private final Map<String, String> restartFailures = new HashMap<>();
@@ -100,7 +101,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolsProperties properties = PoolsPropertiesBinding.bind(this.environment);
             properties.getInstances().forEach((name, pool) -> this.applied.put(name,
                     new PoolSettings(name, pool, properties.getDefaults(), classLoader())));
-            this.startupInstances.addAll(properties.getInstances().keySet());
+            PoolsRegistrar.forms(properties.getInstances().keySet())
+                .forEach((pool, names) -> names.forEach((key) -> this.startupInstances.put(key, pool)));
             this.defaultPool = properties.getDefaultPool();
             this.propagateContext = properties.isPropagateContext();
         }
@@ -145,8 +147,13 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         for (Map.Entry<String, PoolsProperties.Pool> instance : properties.getInstances().entrySet()) {
             String name = runningName(instance.getKey(), running.keySet());
             if (name == null) {
-                name = instance.getKey();
-                configured.add(name);
+                // Another form of an entry there at startup is that entry (one pool with aliases,
+                // or none if the application's bean shadows it).
+                String atStartup = runningName(instance.getKey(), this.startupInstances.keySet());
+                name = (atStartup != null) ? this.startupInstances.get(atStartup) : instance.getKey();
+                if (!configured.add(name)) {
+                    continue;
+                }
                 if (this.beanFactory.containsBean(name) && sameAsAtStartup(name, instance.getValue(), properties)) {
                     continue; // shadowed by the application's bean, as startup told, and unchanged since
                 }
@@ -182,6 +189,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 }
             }
         }
+        this.restartFailures.keySet().removeIf((subject) -> !subject.startsWith("pools.") && !configured.contains(subject));
         // A running pool configured again may be told removed again later; a name no longer
         // configured may be told added again.
         this.announced.removeIf((n) -> running.containsKey(n) == configured.contains(n));
@@ -229,7 +237,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Whether an entry was there at startup with the same configured values (refreshes that leave it alone tell nothing). */
     private boolean sameAsAtStartup(String name, PoolsProperties.Pool instance, PoolsProperties properties) {
         PoolSettings atStartup = this.applied.get(name);
-        return this.startupInstances.contains(name) && atStartup != null && atStartup.configured()
+        return this.startupInstances.containsKey(name) && atStartup != null && atStartup.configured()
             .equals(new PoolSettings(name, instance, properties.getDefaults(), classLoader()).configured());
     }
 
@@ -325,7 +333,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
-                PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore);
+                PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore,
+                        Threading.VIRTUAL.isActive(this.environment));
                 // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
                 checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
                 return next;

@@ -15,9 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -41,8 +39,9 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
      * only when no Executor bean is a default candidate (and MVC async, WebFlux and GraphQL need
      * it), and an ordinary Executor bean would also make by-type injection of Executor ambiguous.
      * A non-default candidate is still injected where it is asked for by name: @Async("mail"),
-     * @Qualifier("mail") Pool, ExecutorService or TaskExecutor, and the qualifier added here makes the name
-     * an explicit qualifier too.
+     * @Qualifier("mail") Pool, ExecutorService or TaskExecutor, by its name or an alias (another
+     * form of the key, see forms()). No explicit qualifier: one would match its one value only,
+     * never an alias.
      *
      * Each definition is the factory method SpringPoolFactory.create(name) with the name as a
      * constant argument: ahead-of-time processing writes such a definition as code (it cannot
@@ -87,6 +86,7 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             throw PoolsAsyncConfigurer.noSuchPool(defaultPool, properties.getInstances().keySet());
         }
         Map<String, List<String>> forms = forms(properties.getInstances().keySet());
+        forms.values().stream().filter((names) -> names.size() > 1).forEach((names) -> logger.info(describeForms(names)));
         for (PoolSettings settings : pools) {
             List<String> names = forms.get(settings.name());
             if (names == null) {
@@ -128,9 +128,6 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             ordered.remove(first);
             ordered.add(0, first);
             forms.put(first, ordered);
-            if (ordered.size() > 1) {
-                logger.info(describeForms(ordered));
-            }
         }
         return forms;
     }
@@ -254,7 +251,6 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
         definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
         definition.setTargetType(SpringPool.class);
         definition.setDefaultCandidate(false);
-        definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
         definition.setDescription("Worker pool '" + name + "' from pools.instances." + name);
         return definition;
     }

@@ -449,7 +449,8 @@ final class SpringPool extends ForwardingPool
                 catch (Throwable ex) {
                     // Wrapped as Spring's default and CompletableFuture's own async methods do, so
                     // handlers see the same exception type; get() unwraps it.
-                    result.completeExceptionally((ex instanceof CompletionException) ? ex : new CompletionException(ex));
+                    result.completeExceptionally((ex instanceof CompletionException) ? ex
+                            : new CompletionException(describe(ex), ex));
                     throw ex; // the pool's to count
                 }
             });
@@ -567,6 +568,19 @@ final class SpringPool extends ForwardingPool
         }
         finally {
             cancelCompletablesNeverStarted();
+        }
+    }
+
+    /**
+     * An exception as text, or its class if its own toString() throws: a task's exception whose
+     * getMessage() fails must still complete its future (its caller would wait for ever).
+     */
+    private static String describe(Throwable ex) {
+        try {
+            return String.valueOf(ex);
+        }
+        catch (Throwable unreadable) {
+            return ex.getClass().getName() + " (whose message could not be read: " + unreadable.getClass().getName() + ")";
         }
     }
 

@@ -54,6 +54,20 @@ class PoolsAutoConfigurationTests {
         .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
         .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.crawler.capacity=3");
 
+    static class QualifiedByAlias {
+
+        final java.util.concurrent.ExecutorService pool;
+
+        final java.util.concurrent.ExecutorService byName;
+
+        QualifiedByAlias(@org.springframework.beans.factory.annotation.Qualifier("orderevents") java.util.concurrent.ExecutorService pool,
+                @org.springframework.beans.factory.annotation.Qualifier("order-events") java.util.concurrent.ExecutorService byName) {
+            this.pool = pool;
+            this.byName = byName;
+        }
+
+    }
+
     @Test
     void onePoolWrittenInTwoForms_isOnePool_underBothNames(CapturedOutput output) {
         // Found by a review: Spring Boot binds each form of a name as a key of its own, with the same
@@ -61,6 +75,7 @@ class PoolsAutoConfigurationTests {
         // orderevents), and each key made a pool: two pools, their threads, meters and entries.
         this.runner.withPropertyValues("pools.instances.order-events.capacity=2",
                 "pools.instances.orderevents.queue-capacity=5", "pools.instances.orderEvents.nonblocking=true")
+            .withBean(QualifiedByAlias.class)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBeansOfType(SpringPool.class)).containsOnlyKeys("mail", "crawler", "order-events");
@@ -71,6 +86,8 @@ class PoolsAutoConfigurationTests {
                 assertThat(pool.capacity()).isEqualTo(2);
                 assertThat(pool.config().queueCapacity()).isEqualTo(5);
                 assertThat(pool.config().nonblocking()).isTrue();
+                assertThat(context.getBean(QualifiedByAlias.class).pool).isSameAs(pool);
+                assertThat(context.getBean(QualifiedByAlias.class).byName).isSameAs(pool);
                 assertThat(output).contains("pools.instances.orderevents").contains("pools.instances.[orderEvents]")
                     .contains("are one pool, 'order-events' (one property name in 3 forms");
             });

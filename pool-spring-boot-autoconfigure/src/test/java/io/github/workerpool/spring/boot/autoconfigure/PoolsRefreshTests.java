@@ -531,6 +531,31 @@ class PoolsRefreshTests {
                 assertThat(context.getBean("mail", SpringPool.class).config().virtualThreads()).isTrue();
                 assertThat(output).doesNotContain("virtual-threads=false");
             });
+        // Without spring.threads.virtual.enabled, a restart would give it platform threads: told.
+        this.runner.withPropertyValues("pools.instances.mail.virtual-threads=true").run((context) -> {
+            Map<String, Object> all = new LinkedHashMap<>();
+            all.put("pools.instances.mail.capacity", "2");
+            all.put("pools.instances.crawler.capacity", "3");
+            replaceTestProperties(context.getEnvironment(), all);
+            context.publishEvent(new EnvironmentChangeEvent(context, Set.of("pools.instances.mail.virtual-threads")));
+            assertThat(output).contains("pools.instances.mail.virtual-threads=false (the pool has true) takes a restart");
+        });
+    }
+
+    @Test
+    void anotherFormOfAShadowedEntry_isNoAddedPool(CapturedOutput output) {
+        // Found by a review: the application's bean shadows order-events, so no alias is made, and
+        // the key orderevents (an environment variable's form) was warned as a pool added.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2", "pools.instances.orderevents.capacity=2")
+            .withBean("order-events", io.github.workerpool.Pool.class,
+                    () -> io.github.workerpool.WorkerPool.builder().name("order-events").capacity(1).build())
+            .run((context) -> {
+                context.publishEvent(new EnvironmentChangeEvent(context, Set.of()));
+                assertThat(output).doesNotContain("was added to pools.instances").doesNotContain("is not applied");
+                refresh(context, Map.of("pools.instances.orderevents.capacity", "4"));
+                assertThat(output).contains("pools.instances.order-events is not applied")
+                    .doesNotContain("was added to pools.instances");
+            });
     }
 
     /** Puts the values in front of every other source and publishes the event for their keys. */

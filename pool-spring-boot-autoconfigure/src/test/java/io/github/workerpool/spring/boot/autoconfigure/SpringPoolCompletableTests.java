@@ -55,6 +55,28 @@ class SpringPoolCompletableTests {
     }
 
     @Test
+    void aFailureWhoseMessageCannotBeRead_stillCompletesTheFuture() {
+        // Found by a review: wrapping it in a CompletionException read its message, which threw, and
+        // the future was never completed (its caller waited for ever).
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            IllegalStateException bad = new IllegalStateException() {
+                @Override
+                public String getMessage() {
+                    throw new UnsupportedOperationException("no message");
+                }
+            };
+            CompletableFuture<Object> failed = mail.submitCompletable((java.util.concurrent.Callable<Object>) () -> {
+                throw bad;
+            });
+            Throwable outcome = failed.handle((value, ex) -> ex).get(10, TimeUnit.SECONDS);
+            assertThat(outcome).isInstanceOf(CompletionException.class);
+            assertThat(outcome.getCause()).isSameAs(bad);
+            assertThat(outcome.getMessage()).contains("whose message could not be read");
+        });
+    }
+
+    @Test
     void anAsyncFailureToldInsideATaskThatReturnsAValue_doesNotFailIt() {
         // Found by a review: a void @Async method run inline (a SyncTaskExecutor) inside a task
         // that returns a value made that task fail with the inner method's exception.
