@@ -1,18 +1,26 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 import io.github.workerpool.Pool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.aop.interceptor.AsyncExecutionAspectSupport;
 import org.springframework.aop.interceptor.AsyncUncaughtExceptionHandler;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskExecutor;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
 
 /**
@@ -79,7 +87,38 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
 
     @Override
     public Executor getAsyncExecutor() {
-        return (this.defaultPool != null) ? this.beanFactory.getBean(this.defaultPool, Executor.class) : null;
+        return (this.defaultPool != null) ? this.beanFactory.getBean(this.defaultPool, Executor.class) : springsDefault();
+    }
+
+    /**
+     * Plain {@code @Async}'s executor without pools.default-pool: Spring's own choice (a unique
+     * TaskExecutor, else the bean named taskExecutor, else a SimpleAsyncTaskExecutor), skipping
+     * the pools. Left to Spring (this returning null), its lookup of a unique TaskExecutor took a
+     * lone pool, a non-default candidate, whenever the application's own executor was no
+     * TaskExecutor (then Spring Boot makes none of its own): every plain @Async on that pool.
+     */
+    private Executor springsDefault() {
+        if (!(this.beanFactory instanceof ConfigurableListableBeanFactory factory)) {
+            return null;
+        }
+        List<String> candidates = new ArrayList<>();
+        for (String name : factory.getBeanNamesForType(TaskExecutor.class, false, false)) {
+            if (!factory.containsBeanDefinition(name) || isDefaultCandidate(factory.getBeanDefinition(name))) {
+                candidates.add(name);
+            }
+        }
+        if (candidates.size() == 1) {
+            return factory.getBean(candidates.get(0), Executor.class);
+        }
+        if (factory.containsBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME)) {
+            return factory.getBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME, Executor.class);
+        }
+        return new SimpleAsyncTaskExecutor();
+    }
+
+    private static boolean isDefaultCandidate(BeanDefinition definition) {
+        return definition.isAutowireCandidate()
+                && (!(definition instanceof AbstractBeanDefinition bean) || bean.isDefaultCandidate());
     }
 
     @Override

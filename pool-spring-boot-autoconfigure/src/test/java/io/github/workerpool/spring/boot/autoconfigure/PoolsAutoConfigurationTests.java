@@ -54,6 +54,34 @@ class PoolsAutoConfigurationTests {
         .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
         .withPropertyValues("pools.instances.mail.capacity=2", "pools.instances.crawler.capacity=3");
 
+    @Test
+    void withOnePool_andTheApplicationsOwnExecutor_plainAsyncRunsOnThatExecutor() {
+        // Found by a review: the application's executor (no TaskExecutor) made Spring Boot make none,
+        // and Spring's lookup of a unique TaskExecutor took the one pool, a non-default candidate.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withUserConfiguration(AsyncConfiguration.class)
+            .withBean("taskExecutor", java.util.concurrent.ExecutorService.class,
+                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "user-1")),
+                    (definition) -> definition.setDestroyMethodName("shutdown"))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS)).isEqualTo("user-1");
+                assertThat(context.getBean(AsyncService.class).onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
+            });
+        // Nothing of the application's either: Spring's SimpleAsyncTaskExecutor, as without the starter.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withUserConfiguration(AsyncConfiguration.class)
+            .withBean("other", java.util.concurrent.ExecutorService.class,
+                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "other-1")),
+                    (definition) -> definition.setDestroyMethodName("shutdown"))
+            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
+                .doesNotStartWith("mail-").doesNotStartWith("other-"));
+    }
+
     static class QualifiedByAlias {
 
         final java.util.concurrent.ExecutorService pool;
