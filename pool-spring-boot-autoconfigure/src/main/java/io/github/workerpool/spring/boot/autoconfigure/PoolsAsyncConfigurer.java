@@ -110,7 +110,8 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
         if (candidates.size() == 1) {
             return factory.getBean(candidates.get(0), Executor.class);
         }
-        if (factory.containsBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME)) {
+        if (factory.containsBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME)
+                && !factory.isTypeMatch(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME, Pool.class)) {
             return factory.getBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME, Executor.class);
         }
         return new SimpleAsyncTaskExecutor();
