@@ -315,8 +315,13 @@ final class QueueEngine extends Engine {
             }
         } else {
             // Nobody to wake: every worker is busy (each polls when done) or searching; a worker
-            // going idle re-checks the queue after giving up its count.
-            searching.decrementAndGet();
+            // going idle re-checks the queue after giving up its count. A producer that saw this
+            // count meanwhile queued its task and woke nobody: the last count given up looks
+            // again, as stopSearching does (the queue looked empty here because a worker that just
+            // finished took this producer's own task).
+            if (searching.decrementAndGet() == 0 && p.state < WorkerPool.STOP && !queue.isEmpty()) {
+                wakeSearcher();
+            }
         }
     }
 

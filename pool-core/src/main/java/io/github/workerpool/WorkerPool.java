@@ -1083,10 +1083,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             int c = capacity;
             if (!engine.isEmpty() && state < STOP && workerCount == 0) {
                 replacement = newWorkerLocked(null);
-            } else if (state == RUNNING && !waiters.isEmpty() && (c < 0 || workerCount < c)) {
+            } else if (state == RUNNING && (c < 0 || workerCount < c) && (!waiters.isEmpty()
+                    || (!engine.isEmpty() && idleCount == 0 && engine.idleOutsideStructure() == 0))) {
                 // A worker that saw STOP (shutdownNow) leaves without retiring under the lock; a
-                // reboot meanwhile lets callers find the pool full by its count and wait: its slot
-                // goes to a task-less worker, as start() gives a slot whose thread never started.
+                // reboot meanwhile lets callers find the pool full by its count and wait, or queue
+                // their tasks with nobody woken; so does a worker a purge retired just as it went
+                // idle. Its slot goes to a task-less worker, as start() gives a slot whose thread
+                // never started, when nobody idle or searching will look at the queue.
                 replacement = newWorkerLocked(null);
             }
             if (replacement == null) {

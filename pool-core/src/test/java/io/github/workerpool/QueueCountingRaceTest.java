@@ -508,4 +508,56 @@ class QueueCountingRaceTest {
             pool.shutdown();
         }
     }
+
+    @Test
+    void aWorkerThatSawStopLeavingAfterAReboot_givesAQueuedTaskItsSlot() throws Exception {
+        // Found by a review: it left without a replacement while its count had made a submit after
+        // the reboot queue its task with nobody woken; the task waited behind a busy worker while
+        // the pool had room (a parent waiting for it would wait for ever).
+        WorkerPool pool = WorkerPool.builder().name("exit-after-reboot").capacity(2).queueCapacity(10)
+                .disablePurge(true).build();
+        CountDownLatch aStarted = new CountDownLatch(1);
+        CountDownLatch releaseA = new CountDownLatch(1);
+        CountDownLatch bStarted = new CountDownLatch(1);
+        CountDownLatch tRan = new CountDownLatch(1);
+        AtomicReference<Thread> x = new AtomicReference<>();
+        try {
+            pool.execute(() -> { // A: deaf to interrupts until released
+                aStarted.countDown();
+                for (;;) {
+                    try {
+                        releaseA.await();
+                        return;
+                    } catch (InterruptedException ignored) {
+                        // keeps running
+                    }
+                }
+            });
+            pool.execute(() -> { // B: returns when interrupted
+                x.set(Thread.currentThread());
+                bStarted.countDown();
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    // done
+                }
+            });
+            assertThat(aStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(bStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            pool.lock.lock();
+            try {
+                pool.shutdownNow(); // B returns; its worker waits for the lock to leave
+                await().atMost(Duration.ofSeconds(10)).until(() -> pool.lock.hasQueuedThread(x.get()));
+                pool.reboot();
+                pool.execute(tRan::countDown); // both workers still counted: queued
+            } finally {
+                pool.lock.unlock();
+            }
+            assertThat(tRan.await(10, TimeUnit.SECONDS)).as("capacity 2, one worker busy, the task queued").isTrue();
+        } finally {
+            releaseA.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
 }
