@@ -182,6 +182,17 @@ final class SpringPool extends ForwardingPool
         return PHASE;
     }
 
+    /**
+     * Not stopped by the context's {@code pause()} (Spring 7, and the TestContext framework at
+     * every switch between cached contexts): stopping is a shutdown, which cancels queued tasks
+     * once the await period is up and interrupts running ones, while the beans a pause leaves
+     * running (the web server, plain Lifecycle beans) still submit to it.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     /** Stops intake and drains the pool on a thread of its own; the callback runs once it is done. */
     @Override
     public void stop(Runnable callback) {

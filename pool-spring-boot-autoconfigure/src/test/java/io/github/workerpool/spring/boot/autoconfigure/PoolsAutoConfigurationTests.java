@@ -82,6 +82,39 @@ class PoolsAutoConfigurationTests {
                 .doesNotStartWith("mail-").doesNotStartWith("other-"));
     }
 
+    @Test
+    void aPauseOfTheContext_leavesThePoolsRunning() {
+        // Found by a review: Spring 7's pause() (the TestContext framework's at every switch of
+        // cached contexts) stopped the pools as a shutdown: running tasks interrupted once the
+        // await period was up, and tasks from beans a pause leaves running refused.
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=200ms").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CountDownLatch release = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<String> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(1);
+            mail.execute(() -> {
+                started.countDown();
+                try {
+                    release.await();
+                    outcome.set("ran");
+                }
+                catch (InterruptedException ex) {
+                    outcome.set("interrupted");
+                }
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            org.springframework.context.ConfigurableApplicationContext source = context
+                .getSourceApplicationContext(org.springframework.context.ConfigurableApplicationContext.class);
+            source.pause();
+            assertThat(mail.isShutdown()).isFalse();
+            source.restart();
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> outcome.get() != null);
+            assertThat(outcome.get()).isEqualTo("ran");
+            assertThat(mail.submit(() -> "after").get(10, TimeUnit.SECONDS)).isEqualTo("after");
+        });
+    }
+
     static class QualifiedByAlias {
 
         final java.util.concurrent.ExecutorService pool;
