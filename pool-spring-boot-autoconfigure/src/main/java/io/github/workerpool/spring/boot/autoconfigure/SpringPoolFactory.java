@@ -86,7 +86,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
             builder.virtualThreads(true);
         }
         builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
-            .taskDecorator(new PoolTaskDecorator(name, taskDecorator()));
+            .taskDecorator(new PoolTaskDecorator(name, isWebServerPool(name) ? (task) -> task : taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
         SpringPool pool = new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
         if (AdaptiveSupport.isPresent(this.classLoader)) {
@@ -144,6 +144,16 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
             this.properties = bound;
         }
         return this.properties;
+    }
+
+    /**
+     * Whether the pool is the web server's (pools.web-server.pool): its tasks are the connector's,
+     * submitted by its poller with no request, and a TaskDecorator written for @Async (one that
+     * reads the request's attributes, say) would throw there and drop every connection. Spring
+     * Boot applies none to its server's own threads either.
+     */
+    private boolean isWebServerPool(String name) {
+        return name.equals(this.environment.getProperty("pools.web-server.pool"));
     }
 
     /** The application's TaskDecorator beans in order, plus context propagation if asked for. */

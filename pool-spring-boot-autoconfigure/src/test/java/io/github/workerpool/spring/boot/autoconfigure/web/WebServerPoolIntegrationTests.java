@@ -69,6 +69,32 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void theApplicationsTaskDecorators_doNotWrapTheConnectorsTasks() throws Exception {
+        // Found by a review: every TaskDecorator bean went on every pool, the web server's too, and
+        // one written for @Async that reads the request threw on Tomcat's poller: every
+        // connection dropped.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, RequestBoundDecorator.class)
+            .properties(PROPERTIES)
+            .run();
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("http-\\d+");
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class RequestBoundDecorator {
+
+        @org.springframework.context.annotation.Bean
+        org.springframework.core.task.TaskDecorator requestBound() {
+            return (task) -> {
+                org.springframework.web.context.request.RequestContextHolder.currentRequestAttributes();
+                return task;
+            };
+        }
+
+    }
+
+    @Test
     void aRefusedUploadDoesNotHoldAThreadReadingTheRestOfItsBody() throws Exception {
         // Found by a review: after the 503 Tomcat read on (swallowed) the rest of the refused
         // request's body, up to its max-swallow-size, on a reserved thread: two stalled uploads held
