@@ -291,6 +291,7 @@ final class QueueEngine extends Engine {
         }
         Worker w;
         Worker fresh = null;
+        boolean queueLookedEmpty = false;
         p.lock.lock();
         try {
             w = p.idle.pop();
@@ -298,8 +299,12 @@ final class QueueEngine extends Engine {
                 p.idleCount = p.idle.size();
             } else {
                 c = p.capacityNow(); // again, under the lock
-                if (p.state < WorkerPool.STOP && (c < 0 || p.workerCount < c) && !queue.isEmpty()) {
-                    fresh = p.newWorkerLocked(null);
+                if (p.state < WorkerPool.STOP && (c < 0 || p.workerCount < c)) {
+                    if (queue.isEmpty()) {
+                        queueLookedEmpty = true;
+                    } else {
+                        fresh = p.newWorkerLocked(null); // null if the thread factory failed
+                    }
                 }
             }
         } finally {
@@ -319,7 +324,8 @@ final class QueueEngine extends Engine {
             // count meanwhile queued its task and woke nobody: the last count given up looks
             // again, as stopSearching does (the queue looked empty here because a worker that just
             // finished took this producer's own task).
-            if (searching.decrementAndGet() == 0 && p.state < WorkerPool.STOP && !queue.isEmpty()) {
+            // Only then: with no room, or a thread factory that fails, looking again would loop.
+            if (searching.decrementAndGet() == 0 && queueLookedEmpty && !queue.isEmpty()) {
                 wakeSearcher();
             }
         }
