@@ -1,10 +1,8 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.Executor;
 
 import io.github.workerpool.Pool;
@@ -16,9 +14,7 @@ import org.springframework.aop.interceptor.AsyncUncaughtExceptionHandler;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
-import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
@@ -91,35 +87,27 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
     }
 
     /**
-     * Plain {@code @Async}'s executor without pools.default-pool: Spring's own choice (a unique
-     * TaskExecutor, else the bean named taskExecutor, else a SimpleAsyncTaskExecutor), skipping
-     * the pools. Left to Spring (this returning null), its lookup of a unique TaskExecutor took a
-     * lone pool, a non-default candidate, whenever the application's own executor was no
-     * TaskExecutor (then Spring Boot makes none of its own): every plain @Async on that pool.
+     * Plain {@code @Async}'s executor without pools.default-pool: Spring Boot's (null here: Boot's
+     * wrapper of this configurer then answers with its applicationTaskExecutor), else Spring's own
+     * choice (a unique TaskExecutor, else the bean named taskExecutor, else a
+     * SimpleAsyncTaskExecutor), skipping the starter's pools. Left to Spring when Boot made no
+     * executor (the application has one of its own that is no TaskExecutor), its lookup of a
+     * unique TaskExecutor took a lone pool, a non-default candidate: every plain @Async ran there.
      */
     private Executor springsDefault() {
-        if (!(this.beanFactory instanceof ConfigurableListableBeanFactory factory)) {
+        if (!(this.beanFactory instanceof ListableBeanFactory factory)
+                || factory.containsBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME)) {
             return null;
         }
-        List<String> candidates = new ArrayList<>();
-        for (String name : factory.getBeanNamesForType(TaskExecutor.class, false, false)) {
-            if (!factory.containsBeanDefinition(name) || isDefaultCandidate(factory.getBeanDefinition(name))) {
-                candidates.add(name);
-            }
+        TaskExecutor unique = factory.getBeanProvider(TaskExecutor.class).getIfUnique();
+        if (unique != null && !(unique instanceof SpringPool)) {
+            return unique;
         }
-        if (candidates.size() == 1) {
-            return factory.getBean(candidates.get(0), Executor.class);
-        }
-        if (factory.containsBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME)
-                && !factory.isTypeMatch(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME, Pool.class)) {
-            return factory.getBean(AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME, Executor.class);
+        String named = AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME;
+        if (factory.containsBean(named) && !(factory.getBean(named) instanceof SpringPool)) {
+            return factory.getBean(named, Executor.class);
         }
         return new SimpleAsyncTaskExecutor();
-    }
-
-    private static boolean isDefaultCandidate(BeanDefinition definition) {
-        return definition.isAutowireCandidate()
-                && (!(definition instanceof AbstractBeanDefinition bean) || bean.isDefaultCandidate());
     }
 
     @Override

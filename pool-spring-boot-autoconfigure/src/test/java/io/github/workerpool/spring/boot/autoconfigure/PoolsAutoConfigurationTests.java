@@ -80,6 +80,23 @@ class PoolsAutoConfigurationTests {
                     (definition) -> definition.setDestroyMethodName("shutdown"))
             .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
                 .doesNotStartWith("mail-").doesNotStartWith("other-"));
+        // Found by the review of that fix: with Boot's executor and its scheduler (a TaskExecutor
+        // too), Boot's executor as before, not a SimpleAsyncTaskExecutor.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                    org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withUserConfiguration(AsyncConfiguration.class, SchedulingConfiguration.class)
+            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
+                .startsWith("task-"));
+        // The application's own pool named taskExecutor (a default candidate): as Spring would.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withUserConfiguration(AsyncConfiguration.class)
+            .withBean("taskExecutor", WorkerPool.class, () -> WorkerPool.builder().name("own").capacity(1).build())
+            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
+                .startsWith("own-"));
     }
 
     @Test
