@@ -285,48 +285,52 @@ final class QueueEngine extends Engine {
      */
     private void wakeSearcher() {
         WorkerPool p = pool;
-        int c = p.capacityNow();
-        if (!(p.idleCount > 0 || c < 0 || p.workerCount < c) || !searching.compareAndSet(0, 1)) {
-            return; // nobody idle and no room for a new worker: the busy ones poll when done
-        }
-        Worker w;
-        Worker fresh = null;
-        boolean queueLookedEmpty = false;
-        p.lock.lock();
-        try {
-            w = p.idle.pop();
-            if (w != null) {
-                p.idleCount = p.idle.size();
-            } else {
-                c = p.capacityNow(); // again, under the lock
-                if (p.state < WorkerPool.STOP && (c < 0 || p.workerCount < c)) {
-                    if (queue.isEmpty()) {
-                        queueLookedEmpty = true;
-                    } else {
-                        fresh = p.newWorkerLocked(null); // null if the thread factory failed
+        for (;;) {
+            int c = p.capacityNow();
+            if (!(p.idleCount > 0 || c < 0 || p.workerCount < c) || !searching.compareAndSet(0, 1)) {
+                return; // nobody idle and no room for a new worker: the busy ones poll when done
+            }
+            Worker w;
+            Worker fresh = null;
+            boolean queueLookedEmpty = false;
+            p.lock.lock();
+            try {
+                w = p.idle.pop();
+                if (w != null) {
+                    p.idleCount = p.idle.size();
+                } else {
+                    c = p.capacityNow(); // again, under the lock
+                    if (p.state < WorkerPool.STOP && (c < 0 || p.workerCount < c)) {
+                        if (queue.isEmpty()) {
+                            queueLookedEmpty = true;
+                        } else {
+                            fresh = p.newWorkerLocked(null); // null if the thread factory failed
+                        }
                     }
                 }
+            } finally {
+                p.lock.unlock();
             }
-        } finally {
-            p.lock.unlock();
-        }
-        if (w != null) {
-            w.searching = true;
-            w.handOff(Worker.POLL);
-        } else if (fresh != null) {
-            fresh.searching = true;
-            if (!p.start(fresh)) {
-                searching.decrementAndGet(); // it never ran, so it cannot give its count back
+            if (w != null) {
+                w.searching = true;
+                w.handOff(Worker.POLL);
+                return;
             }
-        } else {
-            // Nobody to wake: every worker is busy (each polls when done) or searching; a worker
-            // going idle re-checks the queue after giving up its count. A producer that saw this
-            // count meanwhile queued its task and woke nobody: the last count given up looks
-            // again, as stopSearching does (the queue looked empty here because a worker that just
-            // finished took this producer's own task).
-            // Only then: with no room, or a thread factory that fails, looking again would loop.
-            if (searching.decrementAndGet() == 0 && queueLookedEmpty && !queue.isEmpty()) {
-                wakeSearcher();
+            if (fresh != null) {
+                fresh.searching = true;
+                if (p.start(fresh)) {
+                    return;
+                }
+            }
+            // Nobody woken (every worker busy, each polls when done; or a thread that could not be
+            // made or started): the count goes back here. A producer that saw it meanwhile queued
+            // its task and woke nobody, so the last count given up looks again, as stopSearching
+            // does, if that can help: the queue looked empty (a worker that just finished took this
+            // producer's own task) or a worker has gone idle since. Not on a full pool or a failing
+            // factory alone: that would loop. Each further round needs a task or an idle worker
+            // that came meanwhile.
+            if (searching.decrementAndGet() != 0 || queue.isEmpty() || !(queueLookedEmpty || p.idleCount > 0)) {
+                return;
             }
         }
     }

@@ -87,24 +87,29 @@ class PoolsAsyncConfigurer implements AsyncConfigurer {
     }
 
     /**
-     * Plain {@code @Async}'s executor without pools.default-pool: Spring Boot's (null here: Boot's
-     * wrapper of this configurer then answers with its applicationTaskExecutor), else Spring's own
+     * Plain {@code @Async}'s executor without pools.default-pool: the bean applicationTaskExecutor
+     * (Spring Boot's, or one the application defines in its place, as Boot's wrapper of this
+     * configurer would answer, if it is there: with an Executor of the application's own Boot makes
+     * neither), else Spring's own
      * choice (a unique TaskExecutor, else the bean named taskExecutor, else a
      * SimpleAsyncTaskExecutor), skipping the starter's pools. Left to Spring when Boot made no
      * executor (the application has one of its own that is no TaskExecutor), its lookup of a
      * unique TaskExecutor took a lone pool, a non-default candidate: every plain @Async ran there.
      */
     private Executor springsDefault() {
-        if (!(this.beanFactory instanceof ListableBeanFactory factory)
-                || factory.containsBean(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME)) {
+        if (!(this.beanFactory instanceof ListableBeanFactory factory)) {
             return null;
+        }
+        String boots = TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME;
+        if (factory.containsBean(boots)) {
+            return factory.getBean(boots, Executor.class);
         }
         TaskExecutor unique = factory.getBeanProvider(TaskExecutor.class).getIfUnique();
         if (unique != null && !(unique instanceof SpringPool)) {
             return unique;
         }
         String named = AsyncExecutionAspectSupport.DEFAULT_TASK_EXECUTOR_BEAN_NAME;
-        if (factory.containsBean(named) && !(factory.getBean(named) instanceof SpringPool)) {
+        if (factory.containsBean(named) && !factory.isTypeMatch(named, SpringPool.class)) {
             return factory.getBean(named, Executor.class);
         }
         return new SimpleAsyncTaskExecutor();

@@ -89,6 +89,17 @@ class PoolsAutoConfigurationTests {
             .withUserConfiguration(AsyncConfiguration.class, SchedulingConfiguration.class)
             .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
                 .startsWith("task-"));
+        // The application's own executor named applicationTaskExecutor, no TaskExecutor: Boot makes
+        // neither its executor nor its wrapper of this configurer, and Spring's lookup took the pool.
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.capacity=2")
+            .withUserConfiguration(AsyncConfiguration.class)
+            .withBean("applicationTaskExecutor", java.util.concurrent.ExecutorService.class,
+                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "app-1")),
+                    (definition) -> definition.setDestroyMethodName("shutdown"))
+            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
+                .isEqualTo("app-1"));
         // The application's own pool named taskExecutor (a default candidate): as Spring would.
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
