@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.thread.Threading;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
@@ -153,7 +154,9 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
      * Boot applies none to its server's own threads either.
      */
     private boolean isWebServerPool(String name) {
-        return name.equals(this.environment.getProperty("pools.web-server.pool"));
+        String webServerPool = this.environment.getProperty("pools.web-server.pool");
+        return webServerPool != null && (name.equals(webServerPool) // or another form of it, one of its aliases
+                || ConfigurationPropertyName.adapt(name, '.').equals(ConfigurationPropertyName.adapt(webServerPool, '.')));
     }
 
     /** The application's TaskDecorator beans in order, plus context propagation if asked for. */

@@ -103,6 +103,11 @@ final class WebServerPool {
                     "Set pools.web-server.retry-after to 0s or more, such as 1s.");
         }
         List<String> pools = Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false));
+        for (String pool : pools) {
+            if (!pools.contains(name) && Arrays.asList(beanFactory.getAliases(pool)).contains(name)) {
+                name = pool; // another form of a key of pools.instances: the pool's alias
+            }
+        }
         if (!pools.contains(name)) {
             throw new PoolConfigurationException(POOL_PROPERTY, name,
                     "there is no pool named '" + name + "'; pools: " + pools,

@@ -81,6 +81,20 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         assertThat(response.body()).matches("http-\\d+");
     }
 
+    @Test
+    void theWebServersPoolNamedByAnotherFormOfItsKey_isThatPool() throws Exception {
+        // Found by a review: pools.instances.web-pool and .webpool make one pool, web-pool, whose
+        // alias webpool only default-pool and @Qualifier accepted; web-server.pool failed startup.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, RequestBoundDecorator.class)
+            .properties(PROPERTIES)
+            .properties("pools.instances.web-pool.capacity=6", "pools.instances.webpool.queue-capacity=16",
+                    "pools.web-server.pool=webpool")
+            .run();
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("web-pool-\\d+");
+    }
+
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
     static class RequestBoundDecorator {
 
