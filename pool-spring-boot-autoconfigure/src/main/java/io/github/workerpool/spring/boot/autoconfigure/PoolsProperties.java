@@ -286,7 +286,7 @@ public class PoolsProperties {
         private Integer minCapacity;
 
         /**
-         * Most capacity adaptive sizing sets. Default 200.
+         * Most capacity adaptive sizing sets. Default 200, or min-capacity if that is higher.
          */
         private Integer maxCapacity;
 
