@@ -140,6 +140,12 @@ public abstract class ForwardingPool implements Pool {
             this.delegate = delegate;
         }
 
+        /** The listener's own: the pool's warning about a listener that threw names it. */
+        @Override
+        public String toString() {
+            return String.valueOf(listener);
+        }
+
         @Override
         public void taskStarted(Pool pool, long queuedNanos) {
             listener.taskStarted(source, queuedNanos);

@@ -59,7 +59,8 @@ public interface Pool extends AutoCloseable {
 
     /**
      * Changes the capacity now (ants {@code Tune}): the same as
-     * {@code reconfigure(c -> c.withCapacity(capacity))}.
+     * {@code reconfigure(c -> c.withCapacity(capacity))}, except on a pool built with
+     * {@code preAlloc(true)}, where this throws even for the capacity it has.
      * @param capacity the new capacity, at least 1, or -1 for unbounded
      * @throws IllegalArgumentException if capacity is 0 or below -1; nothing changes
      * @throws IllegalStateException if the pool was built with {@code preAlloc(true)}

@@ -19,7 +19,8 @@ package io.github.workerpool;
  * @param completed tasks that ended normally
  * @param failed    tasks that ended by throwing
  * @param rejected  tasks refused with a {@link java.util.concurrent.RejectedExecutionException}
- * @param cancelled tasks returned by {@code shutdownNow()} or cancelled before they started
+ * @param cancelled tasks returned by {@code shutdownNow()}, cancelled before they started, or
+ *                  {@code submit}ted and cancelled while they ran (their future holds the cancel)
  * @param queueTimeouts tasks that started later than {@code queueTimeout} after they were submitted
  *                      (they ran; also counted in completed or failed)
  * @param runTimeouts   tasks that ran longer than {@code runTimeout} (also counted in completed or failed)

@@ -15,12 +15,19 @@ final class Threads {
         return Runtime.version().feature() >= 21;
     }
 
-    /** Platform, non-daemon threads named {@code name-1}, {@code name-2}, ... */
+    /**
+     * Platform, non-daemon threads of normal priority named {@code name-1}, {@code name-2}, ...
+     * A worker is made on whichever thread submits when it is needed and then runs everyone's
+     * tasks: it takes neither that thread's priority (a low-priority batch thread that submitted
+     * first slowed every worker) nor its inheritable thread locals (one caller's security or
+     * logging context seen by the tasks of all).
+     */
     static ThreadFactory platform(String name) {
         AtomicLong seq = new AtomicLong();
         return r -> {
-            Thread t = new Thread(r, name + "-" + seq.incrementAndGet());
+            Thread t = new Thread(null, r, name + "-" + seq.incrementAndGet(), 0, false);
             t.setDaemon(false);
+            t.setPriority(Thread.NORM_PRIORITY);
             return t;
         };
     }
@@ -42,11 +49,15 @@ final class Threads {
         return virtualFactory(null);
     }
 
-    /** Thread.ofVirtual()[.name(prefix, 1)].factory(), reflectively; prefix null: unnamed. */
+    /**
+     * Thread.ofVirtual()[.name(prefix, 1)].inheritInheritableThreadLocals(false).factory(),
+     * reflectively; prefix null: unnamed. No inherited thread locals, as for platform workers.
+     */
     private static ThreadFactory virtualFactory(String prefix) {
         try {
             Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
             Class<?> type = Class.forName("java.lang.Thread$Builder");
+            builder = type.getMethod("inheritInheritableThreadLocals", boolean.class).invoke(builder, false);
             if (prefix != null) {
                 Method named = type.getMethod("name", String.class, long.class);
                 builder = named.invoke(builder, prefix, 1L);

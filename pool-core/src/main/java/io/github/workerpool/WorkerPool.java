@@ -168,7 +168,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private volatile long runTimeoutNanos;                           // -1: not checked
     private volatile Listeners listeners;                            // null: none
     private volatile boolean stampSubmit;                            // listeners or queueTimeout need submit times
-    private final RateLimitedLog warnings = new RateLimitedLog();
+    // One limiter per kind: with one for all, a listener that threw on every task took each
+    // minute's line, and a thread factory's failure was never logged with its own text.
+    private final RateLimitedLog listenerWarnings = new RateLimitedLog();
+    private final RateLimitedLog threadWarnings = new RateLimitedLog();
 
     volatile int state;
 
@@ -214,7 +217,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         this.moveFactory = !c.virtualThreads() ? null
                 : settings.threadFactory() != null ? settings.threadFactory() : Threads.virtualUnnamed();
         for (PoolListener l : settings.listeners()) {
-            listeners = Listeners.with(listeners, l, this.facade, warnings);
+            listeners = Listeners.with(listeners, l, this.facade, listenerWarnings);
         }
         lock.lock();
         try {
@@ -390,7 +393,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
         if (failure != null) {
             Throwable f = failure;
-            warnings.warn(() -> "pool '" + name + "' could not create a worker thread: its thread factory "
+            threadWarnings.warn(() -> "pool '" + name + "' could not create a worker thread: its thread factory "
                     + threadFactory + " failed (" + f + "); tasks are queued or wait for a live worker", f);
             return null;
         }
@@ -436,7 +439,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             } finally {
                 lock.unlock();
             }
-            warnings.warn(() -> "pool '" + name + "' could not start a worker thread made by its thread factory "
+            threadWarnings.warn(() -> "pool '" + name + "' could not start a worker thread made by its thread factory "
                     + threadFactory + " (" + e + "); tasks are queued or wait for a live worker", e);
             if (replacement != null) {
                 start(replacement);
@@ -787,7 +790,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             w.thread = old;
             w.firstTask = null;
             w.moveAfter = NEVER_MOVE;
-            warnings.warn(() -> "pool '" + name + "' could not move a virtual worker to a new thread (" + e
+            threadWarnings.warn(() -> "pool '" + name + "' could not move a virtual worker to a new thread (" + e
                     + "); it stays on its thread, which works on, only slower at each park", e);
             return false;
         }
@@ -1357,7 +1360,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         Objects.requireNonNull(listener, "listener");
         lock.lock();
         try {
-            listeners = Listeners.with(listeners, listener, source, warnings);
+            listeners = Listeners.with(listeners, listener, source, listenerWarnings);
             stampSubmit = true;
         } finally {
             lock.unlock();
