@@ -40,10 +40,7 @@ final class Deadlines {
     }
 
     private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(null, r, name, 0, false); // no inherited thread locals of whoever armed it
-        t.setDaemon(true);
-        t.setContextClassLoader(Deadlines.class.getClassLoader()); // not the loader of whichever application armed it
-        return t;
+        return Threads.libraryDaemon(r, name, Deadlines.class.getClassLoader());
     }
 
     /** The timer (tests: occupy it to play a late timer). */

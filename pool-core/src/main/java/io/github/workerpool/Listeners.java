@@ -7,32 +7,36 @@ import java.util.concurrent.RejectedExecutionException;
  * The listeners of a pool, as an immutable array replaced on every change (copy on write), so
  * the per-task path reads one volatile field and, with no listener, finds null. Each listener
  * is called with the pool it was added to (a FunctionPool or MultiPool rather than the
- * WorkerPool underneath). A listener that throws is logged, at most once a minute per pool, and
- * otherwise ignored.
+ * WorkerPool underneath). A listener that throws is logged, at most once a minute per listener
+ * (one that throws on every task must not hide another's failures: the starter adds its own for
+ * meters, events and adaptive sizing), and otherwise ignored.
  */
 final class Listeners {
 
     private final PoolListener[] listeners;
     private final Pool[] sources;
-    private final RateLimitedLog log;
+    private final RateLimitedLog[] logs;
 
-    private Listeners(PoolListener[] listeners, Pool[] sources, RateLimitedLog log) {
+    private Listeners(PoolListener[] listeners, Pool[] sources, RateLimitedLog[] logs) {
         this.listeners = listeners;
         this.sources = sources;
-        this.log = log;
+        this.logs = logs;
     }
 
     /** The listeners with one more; {@code current} may be null. */
-    static Listeners with(Listeners current, PoolListener listener, Pool source, RateLimitedLog log) {
+    static Listeners with(Listeners current, PoolListener listener, Pool source) {
         if (current == null) {
-            return new Listeners(new PoolListener[] {listener}, new Pool[] {source}, log);
+            return new Listeners(new PoolListener[] {listener}, new Pool[] {source},
+                    new RateLimitedLog[] {new RateLimitedLog()});
         }
         int n = current.listeners.length;
         PoolListener[] ls = Arrays.copyOf(current.listeners, n + 1);
         Pool[] ss = Arrays.copyOf(current.sources, n + 1);
+        RateLimitedLog[] gs = Arrays.copyOf(current.logs, n + 1);
         ls[n] = listener;
         ss[n] = source;
-        return new Listeners(ls, ss, log);
+        gs[n] = new RateLimitedLog();
+        return new Listeners(ls, ss, gs);
     }
 
     /** The listeners without the first occurrence of {@code listener} told of {@code source}; null if none is left. */
@@ -48,11 +52,14 @@ final class Listeners {
                 }
                 PoolListener[] nl = new PoolListener[ls.length - 1];
                 Pool[] ns = new Pool[ls.length - 1];
+                RateLimitedLog[] ng = new RateLimitedLog[ls.length - 1];
                 System.arraycopy(ls, 0, nl, 0, i);
                 System.arraycopy(ls, i + 1, nl, i, ls.length - i - 1);
                 System.arraycopy(current.sources, 0, ns, 0, i);
                 System.arraycopy(current.sources, i + 1, ns, i, ls.length - i - 1);
-                return new Listeners(nl, ns, current.log);
+                System.arraycopy(current.logs, 0, ng, 0, i);
+                System.arraycopy(current.logs, i + 1, ng, i, ls.length - i - 1);
+                return new Listeners(nl, ns, ng);
             }
         }
         return current;
@@ -113,7 +120,7 @@ final class Listeners {
     }
 
     private void failed(int i, String method, Throwable t) {
-        log.warn(() -> "listener " + listeners[i] + " of pool '" + sources[i].name() + "' threw from " + method
+        logs[i].warn(() -> "listener " + listeners[i] + " of pool '" + sources[i].name() + "' threw from " + method
                 + "; the pool carries on", t);
     }
 }

@@ -18,12 +18,8 @@ final class Purger {
     private static final ScheduledThreadPoolExecutor EXECUTOR;
 
     static {
-        EXECUTOR = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(null, r, "workerpool-purger", 0, false);
-            t.setDaemon(true);
-            t.setContextClassLoader(Purger.class.getClassLoader());
-            return t;
-        });
+        EXECUTOR = new ScheduledThreadPoolExecutor(1, r -> Threads.libraryDaemon(r, "workerpool-purger",
+                Purger.class.getClassLoader()));
         EXECUTOR.setRemoveOnCancelPolicy(true);
         // Its last thread stays while a schedule is pending (a periodic task is always in its queue).
         EXECUTOR.setKeepAliveTime(30, TimeUnit.SECONDS);

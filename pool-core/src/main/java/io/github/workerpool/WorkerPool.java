@@ -168,9 +168,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private volatile long runTimeoutNanos;                           // -1: not checked
     private volatile Listeners listeners;                            // null: none
     private volatile boolean stampSubmit;                            // listeners or queueTimeout need submit times
-    // One limiter per kind: with one for all, a listener that threw on every task took each
-    // minute's line, and a thread factory's failure was never logged with its own text.
-    private final RateLimitedLog listenerWarnings = new RateLimitedLog();
+    // Thread failures apart from listener failures (each listener has its own, see Listeners): with
+    // one limiter for all, a listener that threw on every task took each minute's line, and a
+    // thread factory's failure was never logged with its own text.
     private final RateLimitedLog threadWarnings = new RateLimitedLog();
 
     volatile int state;
@@ -217,7 +217,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         this.moveFactory = !c.virtualThreads() ? null
                 : settings.threadFactory() != null ? settings.threadFactory() : Threads.virtualUnnamed();
         for (PoolListener l : settings.listeners()) {
-            listeners = Listeners.with(listeners, l, this.facade, listenerWarnings);
+            listeners = Listeners.with(listeners, l, this.facade);
         }
         lock.lock();
         try {
@@ -1360,7 +1360,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         Objects.requireNonNull(listener, "listener");
         lock.lock();
         try {
-            listeners = Listeners.with(listeners, listener, source, listenerWarnings);
+            listeners = Listeners.with(listeners, listener, source);
             stampSubmit = true;
         } finally {
             lock.unlock();

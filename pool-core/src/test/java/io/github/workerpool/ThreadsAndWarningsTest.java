@@ -103,6 +103,62 @@ class ThreadsAndWarningsTest {
     }
 
     @Test
+    void aWorker_hasTheContextClassLoaderOfTheThreadThatBuiltThePool_notTheSubmitters() throws Exception {
+        // Found by the review of the previous fix: without inherited thread locals, Java 19+ gives a
+        // thread the system class loader (blind to an executable jar's classes).
+        for (boolean virtual : new boolean[] { false, true }) {
+            if (virtual && !Threads.virtualThreadsSupported()) {
+                continue;
+            }
+            ClassLoader builtWith = new ClassLoader(getClass().getClassLoader()) { };
+            ClassLoader submittedWith = new ClassLoader(getClass().getClassLoader()) { };
+            AtomicReference<WorkerPool> pool = new AtomicReference<>();
+            Thread builder = new Thread(() -> pool.set(invariants.track(WorkerPool.builder()
+                    .name(Invariants.uniqueName("loader")).capacity(1).virtualThreads(virtual).build())));
+            builder.setContextClassLoader(builtWith);
+            builder.start();
+            builder.join(WAIT.toMillis());
+            AtomicReference<ClassLoader> seen = new AtomicReference<>();
+            Thread submitter = new Thread(() -> {
+                try {
+                    seen.set(pool.get().submit(() -> Thread.currentThread().getContextClassLoader()).get());
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            submitter.setContextClassLoader(submittedWith);
+            submitter.start();
+            submitter.join(WAIT.toMillis());
+            assertThat(seen.get()).as("virtual: %s", virtual).isSameAs(builtWith);
+        }
+    }
+
+    @Test
+    void eachListenerThatThrows_isNamedOnItsOwn() throws Exception {
+        // Found by the same review: one limiter for all of a pool's listeners, and the starter adds
+        // its own (meters, events, adaptive sizing): one that threw on every task hid the others.
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("two")).capacity(1).build());
+        for (String name : new String[] { "first-listener", "second-listener" }) {
+            pool.addListener(new PoolListener() {
+                @Override
+                public void taskStarted(Pool p, long queuedNanos) {
+                    throw new IllegalStateException(name + " down");
+                }
+
+                @Override
+                public String toString() {
+                    return name;
+                }
+            });
+        }
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        assertThat(ran.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(logged).anyMatch((m) -> m.contains("listener first-listener of pool"))
+            .anyMatch((m) -> m.contains("listener second-listener of pool"));
+    }
+
+    @Test
     void aVirtualWorker_takesNoThreadLocalsOfTheThreadThatMadeIt() throws Exception {
         Assumptions.assumeTrue(Threads.virtualThreadsSupported(), "virtual threads need Java 21");
         InheritableThreadLocal<String> context = new InheritableThreadLocal<>();

@@ -9,7 +9,6 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.thread.Threading;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
@@ -155,8 +154,11 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
      */
     private boolean isWebServerPool(String name) {
         String webServerPool = this.environment.getProperty("pools.web-server.pool");
-        return webServerPool != null && (name.equals(webServerPool) // or another form of it, one of its aliases
-                || ConfigurationPropertyName.adapt(name, '.').equals(ConfigurationPropertyName.adapt(webServerPool, '.')));
+        if (webServerPool == null || name.equals(webServerPool)) {
+            return webServerPool != null;
+        }
+        List<String> spellings = PoolsRegistrar.forms(properties().getInstances().keySet()).get(name);
+        return spellings != null && spellings.contains(webServerPool); // one of its aliases, as WebServerPool takes it
     }
 
     /** The application's TaskDecorator beans in order, plus context propagation if asked for. */
