@@ -62,7 +62,10 @@ final class SpringPool extends ForwardingPool
      * STOPPING -> forced in destroy(): the phase timeout ended first, so the context went on to
      *   destroy the beans; the pool is forced there, at once.
      * Never stopped (its bean is destroyed alone, or the context never started): destroy() does the
-     *   whole stop on the calling thread.
+     *   whole stop on the calling thread. When the context failed to start, no pool was started:
+     *   the first one destroyed stops every pool of its factory that never started, so that they
+     *   drain together and each later destroy() waits only what is left of its own period (one
+     *   after the other, a failed startup took the sum of the periods to be reported).
      *
      * Forcing: shutdownNow() interrupts running tasks and returns those that never started. Those
      * are counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits
@@ -90,6 +93,8 @@ final class SpringPool extends ForwardingPool
 
     private final Duration awaitTerminationPeriod;
 
+    /** The pools of its factory (this one too), stopped together if the context never started them. */
+    private final List<SpringPool> siblings;
 
     /**
      * submitCompletable's futures whose task has not started. The task, its caller's cancel and
@@ -116,8 +121,14 @@ final class SpringPool extends ForwardingPool
     private final Object changes = new Object();
 
     SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
+        this(pool, awaitTerminationPeriod, new java.util.concurrent.CopyOnWriteArrayList<>());
+    }
+
+    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod, List<SpringPool> siblings) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
+        this.siblings = siblings;
+        siblings.add(this);
     }
 
     /** Its adaptive sizing, or null if it has none (see {@link AdaptiveSupport}). */
@@ -226,15 +237,39 @@ final class SpringPool extends ForwardingPool
             stop = this.stop;
         }
         if (stop == null) {
-            finish(beginStop());
+            for (SpringPool sibling : this.siblings) {
+                sibling.beginStopIfNeverStarted();
+            }
+            synchronized (this.monitor) {
+                stop = this.stop;
+            }
+            finish((stop != null) ? stop : beginStop(true)); // started, and destroyed alone: its own stop
+        }
+        else if (stop.byDestroy) {
+            finish(stop); // begun with its siblings': what is left of its period
         }
         else if (!this.pool.isTerminated()) {
             force(stop, false);
         }
+        this.siblings.remove(this);
+    }
+
+    /** destroy() of a sibling: begins this pool's stop if the lifecycle never started nor stopped it. */
+    private void beginStopIfNeverStarted() {
+        synchronized (this.monitor) {
+            if (this.running || this.stop != null) {
+                return;
+            }
+        }
+        beginStop(true);
     }
 
     private Stop beginStop() {
-        Stop stop = new Stop(System.nanoTime());
+        return beginStop(false);
+    }
+
+    private Stop beginStop(boolean byDestroy) {
+        Stop stop = new Stop(System.nanoTime(), byDestroy);
         synchronized (this.monitor) {
             this.running = false;
             this.stop = stop;
@@ -247,7 +282,10 @@ final class SpringPool extends ForwardingPool
         boolean interrupted = false;
         boolean terminated;
         try {
-            terminated = this.pool.awaitTermination(this.awaitTerminationPeriod);
+            // What is left of its period since the stop began (all of it, but for a stop begun by
+            // a sibling's destroy()).
+            Duration left = this.awaitTerminationPeriod.minusNanos(System.nanoTime() - stop.startNanos);
+            terminated = this.pool.awaitTermination(left.isNegative() ? Duration.ZERO : left);
         }
         catch (InterruptedException ex) {
             interrupted = true;
@@ -305,10 +343,14 @@ final class SpringPool extends ForwardingPool
 
         final long startNanos;
 
+        /** Begun by destroy() (its own or a sibling's), not by the lifecycle. */
+        final boolean byDestroy;
+
         boolean forced;
 
-        Stop(long startNanos) {
+        Stop(long startNanos, boolean byDestroy) {
             this.startNanos = startNanos;
+            this.byDestroy = byDestroy;
         }
 
     }

@@ -45,6 +45,9 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
 
     private final Environment environment;
 
+    /** The pools made so far, not yet destroyed (a failed startup stops them together). */
+    private final List<SpringPool> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final ObjectProvider<TaskDecorator> taskDecorators;
 
     private final ObjectProvider<WorkerPoolBuilderCustomizer> customizers;
@@ -88,7 +91,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
         builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
             .taskDecorator(new PoolTaskDecorator(name, isWebServerPool(name) ? (task) -> task : taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
-        SpringPool pool = new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod());
+        SpringPool pool = new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod(), this.made);
         if (AdaptiveSupport.isPresent(this.classLoader)) {
             pool.adaptive(AdaptiveSupport.attach(pool, settings.adaptive()));
         }

@@ -143,6 +143,86 @@ class PoolsAutoConfigurationTests {
         });
     }
 
+    @Test
+    void whenStartupFails_thePoolsDrainTogether_notOneAfterTheOther() throws Exception {
+        // Found by a review: no pool was started, so each was stopped by its own destroy(), one
+        // after the other, each waiting its whole period: the failure came after their sum.
+        FailingStartup.reset();
+        Thread watcher = new Thread(() -> {
+            try {
+                FailingStartup.started.await(30, TimeUnit.SECONDS);
+                await().atMost(Duration.ofSeconds(30)).until(() -> FailingStartup.mail != null
+                        && FailingStartup.mail.isShutdown() && FailingStartup.crawler.isShutdown());
+                FailingStartup.bothShutWhileTheirTasksRan.set(FailingStartup.interrupted.get() == 0);
+            }
+            catch (Throwable ex) {
+                // the assertion below reports it
+            }
+            finally {
+                FailingStartup.release.countDown();
+            }
+        });
+        watcher.start();
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=20s",
+                "pools.instances.crawler.shutdown.await-termination-period=20s")
+            .withUserConfiguration(FailingStartup.class)
+            .run((context) -> assertThat(context).hasFailed());
+        watcher.join(30_000);
+        assertThat(FailingStartup.bothShutWhileTheirTasksRan.get())
+            .as("the second pool was shut down while the first one's task still ran").isTrue();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FailingStartup {
+
+        static volatile CountDownLatch started;
+
+        static volatile CountDownLatch release;
+
+        static final java.util.concurrent.atomic.AtomicInteger interrupted = new java.util.concurrent.atomic.AtomicInteger();
+
+        static final java.util.concurrent.atomic.AtomicBoolean bothShutWhileTheirTasksRan = new java.util.concurrent.atomic.AtomicBoolean();
+
+        static volatile java.util.concurrent.ExecutorService mail;
+
+        static volatile java.util.concurrent.ExecutorService crawler;
+
+        static void reset() {
+            started = new CountDownLatch(2);
+            release = new CountDownLatch(1);
+            interrupted.set(0);
+            bothShutWhileTheirTasksRan.set(false);
+            mail = null;
+            crawler = null;
+        }
+
+        @Bean
+        Object submitter(@Qualifier("mail") java.util.concurrent.ExecutorService mail,
+                @Qualifier("crawler") java.util.concurrent.ExecutorService crawler) {
+            for (java.util.concurrent.ExecutorService pool : List.of(mail, crawler)) {
+                pool.execute(() -> {
+                    started.countDown();
+                    try {
+                        release.await();
+                    }
+                    catch (InterruptedException ex) {
+                        interrupted.incrementAndGet();
+                    }
+                });
+            }
+            FailingStartup.crawler = crawler;
+            FailingStartup.mail = mail;
+            return "submitted";
+        }
+
+        @Bean
+        @org.springframework.context.annotation.DependsOn("submitter")
+        Object failing() {
+            throw new IllegalStateException("startup fails");
+        }
+
+    }
+
     static class QualifiedByAlias {
 
         final java.util.concurrent.ExecutorService pool;
