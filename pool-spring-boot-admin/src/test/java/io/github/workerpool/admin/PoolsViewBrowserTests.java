@@ -462,18 +462,8 @@ class PoolsViewBrowserTests {
         // with Spring's own message hid the hint that writes are off.
         openBrowser();
         JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
-        HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        String actuator = "http://127.0.0.1:" + stub.getAddress().getPort() + "/actuator";
-        stub.createContext("/", (exchange) -> {
-            String path = exchange.getRequestURI().getPath();
-            if (path.equals("/actuator")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"_links\": {\"self\": " + link(actuator) + ", \"health\": "
-                        + link(actuator + "/health") + ", \"pools\": " + link(actuator + "/pools") + "}}");
-            }
-            else if (path.equals("/actuator/health")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"status\": \"UP\"}");
-            }
-            else if (path.equals("/actuator/pools")) {
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
                 answer(exchange, 200, ACTUATOR_JSON, pools.toString());
             }
             else if (path.equals("/actuator/pools/mail/purge")) {
@@ -487,14 +477,8 @@ class PoolsViewBrowserTests {
                 answer(exchange, 404, "application/json", "{}");
             }
         });
-        stub.start();
         try {
-            JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"stub\", \"managementUrl\": \""
-                    + actuator + "\", \"healthUrl\": \"" + actuator + "/health\", \"serviceUrl\": \"http://127.0.0.1:"
-                    + stub.getAddress().getPort() + "/\"}");
-            String id = registered.get("id").asString();
-            Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
-                .path("endpoints").toString().contains("\"pools\""));
+            String id = register(stub, "stub");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
             WebDriverWait wait = patiently();
             wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
@@ -518,18 +502,8 @@ class PoolsViewBrowserTests {
         openBrowser();
         JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
         java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
-        HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        String actuator = "http://127.0.0.1:" + stub.getAddress().getPort() + "/actuator";
-        stub.createContext("/", (exchange) -> {
-            String path = exchange.getRequestURI().getPath();
-            if (path.equals("/actuator")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"_links\": {\"self\": " + link(actuator) + ", \"health\": "
-                        + link(actuator + "/health") + ", \"pools\": " + link(actuator + "/pools") + "}}");
-            }
-            else if (path.equals("/actuator/health")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"status\": \"UP\"}");
-            }
-            else if (path.equals("/actuator/pools") && !down.get()) {
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools") && !down.get()) {
                 answer(exchange, 200, ACTUATOR_JSON, pools.toString());
             }
             else if (path.equals("/actuator/pools")) {
@@ -539,14 +513,8 @@ class PoolsViewBrowserTests {
                 answer(exchange, 404, "application/json", "{}");
             }
         });
-        stub.start();
         try {
-            JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"stub-stale\", \"managementUrl\": \""
-                    + actuator + "\", \"healthUrl\": \"" + actuator + "/health\", \"serviceUrl\": \"http://127.0.0.1:"
-                    + stub.getAddress().getPort() + "/\"}");
-            String id = registered.get("id").asString();
-            Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
-                .path("endpoints").toString().contains("\"pools\""));
+            String id = register(stub, "stub-stale");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
             WebDriverWait wait = patiently();
             wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().startsWith("live"));
@@ -564,6 +532,46 @@ class PoolsViewBrowserTests {
         finally {
             stub.stop(0);
         }
+    }
+
+    /** How a stub instance answers below /actuator/pools (and anything else): the exchange and its path. */
+    @FunctionalInterface
+    private interface StubAnswers {
+
+        void answer(HttpExchange exchange, String path) throws java.io.IOException;
+
+    }
+
+    /** A started stub instance on 127.0.0.1: its actuator lists health and pools, health is UP, the rest is {@code answers}'. */
+    private static HttpServer stubInstance(StubAnswers answers) throws java.io.IOException {
+        HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String actuator = "http://127.0.0.1:" + stub.getAddress().getPort() + "/actuator";
+        stub.createContext("/", (exchange) -> {
+            String path = exchange.getRequestURI().getPath();
+            if (path.equals("/actuator")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"_links\": {\"self\": " + link(actuator) + ", \"health\": "
+                        + link(actuator + "/health") + ", \"pools\": " + link(actuator + "/pools") + "}}");
+            }
+            else if (path.equals("/actuator/health")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"status\": \"UP\"}");
+            }
+            else {
+                answers.answer(exchange, path);
+            }
+        });
+        stub.start();
+        return stub;
+    }
+
+    /** Registers the stub with Spring Boot Admin as {@code name}; its id once SBA knows its pools endpoint. */
+    private String register(HttpServer stub, String name) throws Exception {
+        String root = "http://127.0.0.1:" + stub.getAddress().getPort();
+        JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"" + name + "\", \"managementUrl\": \""
+                + root + "/actuator\", \"healthUrl\": \"" + root + "/actuator/health\", \"serviceUrl\": \"" + root + "/\"}");
+        String id = registered.get("id").asString();
+        Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
+            .path("endpoints").toString().contains("\"pools\""));
+        return id;
     }
 
     private static String link(String href) {
