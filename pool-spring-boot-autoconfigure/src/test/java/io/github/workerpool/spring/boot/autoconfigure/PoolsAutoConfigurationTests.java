@@ -58,56 +58,48 @@ class PoolsAutoConfigurationTests {
     void withOnePool_andTheApplicationsOwnExecutor_plainAsyncRunsOnThatExecutor() {
         // Found by a review: the application's executor (no TaskExecutor) made Spring Boot make none,
         // and Spring's lookup of a unique TaskExecutor took the one pool, a non-default candidate.
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
-            .withPropertyValues("pools.instances.mail.capacity=2")
-            .withUserConfiguration(AsyncConfiguration.class)
-            .withBean("taskExecutor", java.util.concurrent.ExecutorService.class,
-                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "user-1")),
-                    (definition) -> definition.setDestroyMethodName("shutdown"))
+        onePoolAnd().withBean("taskExecutor", ExecutorService.class, () -> executor("user-1"), this::shutdown)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS)).isEqualTo("user-1");
+                assertThat(plainAsyncThread(context)).isEqualTo("user-1");
                 assertThat(context.getBean(AsyncService.class).onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
             });
         // Nothing of the application's either: Spring's SimpleAsyncTaskExecutor, as without the starter.
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
-            .withPropertyValues("pools.instances.mail.capacity=2")
-            .withUserConfiguration(AsyncConfiguration.class)
-            .withBean("other", java.util.concurrent.ExecutorService.class,
-                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "other-1")),
-                    (definition) -> definition.setDestroyMethodName("shutdown"))
-            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
-                .doesNotStartWith("mail-").doesNotStartWith("other-"));
+        onePoolAnd().withBean("other", ExecutorService.class, () -> executor("other-1"), this::shutdown)
+            .run((context) -> assertThat(plainAsyncThread(context)).doesNotStartWith("mail-").doesNotStartWith("other-"));
         // Found by the review of that fix: with Boot's executor and its scheduler (a TaskExecutor
         // too), Boot's executor as before, not a SimpleAsyncTaskExecutor.
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+        onePoolAnd().withConfiguration(AutoConfigurations.of(
                     org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration.class))
-            .withPropertyValues("pools.instances.mail.capacity=2")
-            .withUserConfiguration(AsyncConfiguration.class, SchedulingConfiguration.class)
-            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
-                .startsWith("task-"));
+            .withUserConfiguration(SchedulingConfiguration.class)
+            .run((context) -> assertThat(plainAsyncThread(context)).startsWith("task-"));
         // The application's own executor named applicationTaskExecutor, no TaskExecutor: Boot makes
         // neither its executor nor its wrapper of this configurer, and Spring's lookup took the pool.
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
-            .withPropertyValues("pools.instances.mail.capacity=2")
-            .withUserConfiguration(AsyncConfiguration.class)
-            .withBean("applicationTaskExecutor", java.util.concurrent.ExecutorService.class,
-                    () -> java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, "app-1")),
-                    (definition) -> definition.setDestroyMethodName("shutdown"))
-            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
-                .isEqualTo("app-1"));
+        onePoolAnd().withBean("applicationTaskExecutor", ExecutorService.class, () -> executor("app-1"), this::shutdown)
+            .run((context) -> assertThat(plainAsyncThread(context)).isEqualTo("app-1"));
         // The application's own pool named taskExecutor (a default candidate): as Spring would.
-        new ApplicationContextRunner()
+        onePoolAnd().withBean("taskExecutor", WorkerPool.class, () -> WorkerPool.builder().name("own").capacity(1).build())
+            .run((context) -> assertThat(plainAsyncThread(context)).startsWith("own-"));
+    }
+
+    /** One pool, Boot's task execution, and the @Async service. */
+    private static ApplicationContextRunner onePoolAnd() {
+        return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class))
             .withPropertyValues("pools.instances.mail.capacity=2")
-            .withUserConfiguration(AsyncConfiguration.class)
-            .withBean("taskExecutor", WorkerPool.class, () -> WorkerPool.builder().name("own").capacity(1).build())
-            .run((context) -> assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS))
-                .startsWith("own-"));
+            .withUserConfiguration(AsyncConfiguration.class);
+    }
+
+    private static ExecutorService executor(String thread) {
+        return java.util.concurrent.Executors.newFixedThreadPool(1, (r) -> new Thread(r, thread));
+    }
+
+    private void shutdown(org.springframework.beans.factory.config.BeanDefinition definition) {
+        definition.setDestroyMethodName("shutdown");
+    }
+
+    private static String plainAsyncThread(AssertableApplicationContext context) throws Exception {
+        return context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS);
     }
 
     @Test
