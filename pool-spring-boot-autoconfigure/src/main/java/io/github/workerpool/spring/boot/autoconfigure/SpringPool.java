@@ -107,7 +107,7 @@ final class SpringPool extends ForwardingPool
 
     private boolean running;
 
-    /** The current lifecycle stop, or null if the lifecycle did not stop the pool since it started. */
+    /** The current stop (the lifecycle's, or destroy()'s), or null if nothing stopped the pool since it started. */
     private Stop stop;
 
     /** Its adaptive sizing; null without pool-adaptive, or for a pre-alloc pool. */
@@ -119,10 +119,6 @@ final class SpringPool extends ForwardingPool
      * tune that read the old one would apply half its change to a closed control.
      */
     private final Object changes = new Object();
-
-    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod) {
-        this(pool, awaitTerminationPeriod, new java.util.concurrent.CopyOnWriteArrayList<>());
-    }
 
     SpringPool(WorkerPool pool, Duration awaitTerminationPeriod, List<SpringPool> siblings) {
         this.pool = pool;
@@ -232,36 +228,54 @@ final class SpringPool extends ForwardingPool
      */
     @Override
     public void destroy() {
-        Stop stop;
-        synchronized (this.monitor) {
-            stop = this.stop;
-        }
-        if (stop == null) {
-            for (SpringPool sibling : this.siblings) {
-                sibling.beginStopIfNeverStarted();
-            }
+        try {
+            Stop stop;
+            boolean started;
             synchronized (this.monitor) {
                 stop = this.stop;
+                started = this.running;
             }
-            finish((stop != null) ? stop : beginStop(true)); // started, and destroyed alone: its own stop
+            if (stop == null) {
+                if (!started) { // the context never started it: a failed startup, whose pools all go
+                    for (SpringPool sibling : this.siblings) {
+                        try {
+                            sibling.beginStopIfNeverStarted();
+                        }
+                        catch (RuntimeException ex) {
+                            logger.warn("Pool '" + sibling.name() + "' could not begin to stop", ex);
+                        }
+                    }
+                }
+                synchronized (this.monitor) {
+                    stop = this.stop;
+                }
+                finish((stop != null) ? stop : beginStop(true)); // destroyed alone: its own stop
+            }
+            else if (stop.byDestroy) {
+                finish(stop); // begun with its siblings': what is left of its period
+            }
+            else if (!this.pool.isTerminated()) {
+                force(stop, false);
+            }
         }
-        else if (stop.byDestroy) {
-            finish(stop); // begun with its siblings': what is left of its period
+        finally {
+            this.siblings.remove(this);
         }
-        else if (!this.pool.isTerminated()) {
-            force(stop, false);
-        }
-        this.siblings.remove(this);
     }
 
-    /** destroy() of a sibling: begins this pool's stop if the lifecycle never started nor stopped it. */
+    /**
+     * destroy() of a sibling the context never started: begins this pool's stop if the lifecycle
+     * never started nor stopped it either (checked and begun in one step against start()).
+     */
     private void beginStopIfNeverStarted() {
+        Stop stop = new Stop(System.nanoTime(), true);
         synchronized (this.monitor) {
             if (this.running || this.stop != null) {
                 return;
             }
+            this.stop = stop;
         }
-        beginStop(true);
+        this.pool.shutdown();
     }
 
     private Stop beginStop() {
@@ -338,7 +352,7 @@ final class SpringPool extends ForwardingPool
         }
     }
 
-    /** One lifecycle stop: when it began, and whether the pool was forced. */
+    /** One stop, the lifecycle's or destroy()'s: when it began, and whether the pool was forced. */
     private static final class Stop {
 
         final long startNanos;

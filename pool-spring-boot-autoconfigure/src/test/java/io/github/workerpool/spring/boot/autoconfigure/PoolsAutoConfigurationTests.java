@@ -164,6 +164,21 @@ class PoolsAutoConfigurationTests {
             .as("the second pool was shut down while the first one's task still ran").isTrue();
     }
 
+    @Test
+    void aPoolDestroyedAloneInARunningContext_leavesTheOthersAlone() throws Exception {
+        // Found by the review of that fix: a running pool destroyed alone stopped a sibling the
+        // lifecycle had not started (one made again after its own destroy), in a running context.
+        this.runner.run((context) -> {
+            org.springframework.beans.factory.support.DefaultListableBeanFactory beans =
+                    (org.springframework.beans.factory.support.DefaultListableBeanFactory) context.getBeanFactory();
+            beans.destroySingleton("mail");
+            SpringPool mailAgain = context.getBean("mail", SpringPool.class);
+            beans.destroySingleton("crawler");
+            assertThat(mailAgain.isShutdown()).isFalse();
+            assertThat(mailAgain.submit(() -> "ran").get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class FailingStartup {
 
