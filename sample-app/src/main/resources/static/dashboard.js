@@ -303,8 +303,13 @@ function init() {
       $('#load-result').textContent = 'POST ' + button.dataset.load + '\n' + (await postForText(button.dataset.load)).text;
     });
   }
-  for (const [id, url] of [['#etl-start', '/etl/start'], ['#etl-stop', '/etl/stop']]) {
+  // Once a run is DONE, "Start / resume" answers that it is done; this one starts over.
+  for (const [id, url] of [['#etl-start', '/etl/start'], ['#etl-stop', '/etl/stop'],
+      ['#etl-restart', '/etl/start?restart=true']]) {
     $(id).addEventListener('click', async () => {
+      if (id === '#etl-restart' && !window.confirm('Forget the checkpoint and the results, and run from the first review?')) {
+        return;
+      }
       const result = await postForText(url);
       $('#etl-message').textContent = result.ok ? '' : result.text;
       pollEtl();

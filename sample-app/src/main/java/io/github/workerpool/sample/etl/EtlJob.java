@@ -281,12 +281,14 @@ public class EtlJob implements DisposableBean {
             logger.error("ETL job failed", ex);
         }
         finally {
-            p.close();
+            // The idle one first, then the old one closed: closed first, the bean read as closed
+            // (health DOWN, a PoolClosedEvent) until the swap.
             synchronized (this.lock) {
                 if (this.pipeline == p && !this.shuttingDown) {
                     this.pipeline = newPipeline(); // idle until the next run; a closed pool would read as down
                 }
             }
+            p.close();
         }
         finish(end, failure);
     }
@@ -362,6 +364,33 @@ public class EtlJob implements DisposableBean {
      * @throws InterruptedException if interrupted while waiting for the driver
      */
     void shutDown() throws InterruptedException {
+        shutDownAndWait();
+    }
+
+    /**
+     * Takes runs again after {@link #shutDown()} ({@code context.stop()}, then
+     * {@code context.start()}): a fresh idle pipeline; a run the stop interrupted is STOPPED, and
+     * the next start resumes it from its checkpoint.
+     */
+    void reopen() {
+        Pipeline previous;
+        synchronized (this.lock) {
+            if (!this.shuttingDown) {
+                return;
+            }
+            this.shuttingDown = false;
+            if (this.state == State.STOPPING) {
+                this.state = State.STOPPED;
+            }
+            previous = this.pipeline;
+            this.pipeline = newPipeline();
+        }
+        if (previous != null) {
+            previous.close();
+        }
+    }
+
+    private void shutDownAndWait() throws InterruptedException {
         Thread thread;
         synchronized (this.lock) {
             this.shuttingDown = true;

@@ -21,7 +21,14 @@ class EtlJobLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
+        this.job.reopen(); // after context.stop(): runs are taken again
         this.running = true;
+    }
+
+    /** Not stopped by a pause (the TestContext framework's between cached contexts), as the pools are not. */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     @Override
