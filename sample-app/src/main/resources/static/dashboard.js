@@ -283,6 +283,7 @@ async function pollEtl() {
     if (!response.ok) return;
     const p = await response.json();
     $('#etl-state').textContent = p.state;
+    $('#etl-restart').disabled = p.state === 'RUNNING' || p.state === 'STOPPING'; // the server would refuse it
     const percent = p.totalRows > 0 ? (100 * p.rowsDone / p.totalRows) : 0;
     $('#etl-bar').style.width = percent.toFixed(1) + '%';
     $('#etl-summary').textContent = `${p.rowsDone} / ${p.totalRows} rows (${percent.toFixed(1)} %), `

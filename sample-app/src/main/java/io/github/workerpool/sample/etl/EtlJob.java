@@ -378,6 +378,13 @@ public class EtlJob implements DisposableBean {
             if (!this.shuttingDown) {
                 return;
             }
+            Thread thread = this.driver;
+            if (thread != null && thread.isAlive()) {
+                // A step the stop could not wait out: a second driver would run beside this one.
+                logger.warn("ETL driver still running after the stop; the job takes runs again at the next start "
+                        + "of the application");
+                return;
+            }
             this.shuttingDown = false;
             if (this.state == State.STOPPING) {
                 this.state = State.STOPPED;
@@ -388,6 +395,7 @@ public class EtlJob implements DisposableBean {
         if (previous != null) {
             previous.close();
         }
+        resumeIfInterrupted(); // as at startup: a run the stop interrupted goes on from its checkpoint
     }
 
     private void shutDownAndWait() throws InterruptedException {

@@ -94,7 +94,7 @@ final class SpringPool extends ForwardingPool
     private final Duration awaitTerminationPeriod;
 
     /** The pools of its factory (this one too), stopped together if the context never started them. */
-    private final List<SpringPool> siblings;
+    private final Siblings siblings;
 
     /**
      * submitCompletable's futures whose task has not started. The task, its caller's cancel and
@@ -120,11 +120,21 @@ final class SpringPool extends ForwardingPool
      */
     private final Object changes = new Object();
 
-    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod, List<SpringPool> siblings) {
+    SpringPool(WorkerPool pool, Duration awaitTerminationPeriod, Siblings siblings) {
         this.pool = pool;
         this.awaitTerminationPeriod = awaitTerminationPeriod;
         this.siblings = siblings;
-        siblings.add(this);
+        siblings.pools.add(this);
+    }
+
+    /** The pools one factory made and not yet destroyed, and whether the lifecycle started any. */
+    static final class Siblings {
+
+        final List<SpringPool> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        /** Set by the first start(): from then on the context is no failed startup, and a pool destroyed alone stops no other. */
+        volatile boolean started;
+
     }
 
     /** Its adaptive sizing, or null if it has none (see {@link AdaptiveSupport}). */
@@ -154,6 +164,7 @@ final class SpringPool extends ForwardingPool
 
     @Override
     public void start() {
+        this.siblings.started = true;
         synchronized (this.monitor) {
             if (this.stop != null) {
                 this.pool.reboot();
@@ -170,6 +181,7 @@ final class SpringPool extends ForwardingPool
      */
     @Override
     public void reboot() {
+        this.siblings.started = true;
         synchronized (this.monitor) {
             this.pool.reboot();
             this.stop = null;
@@ -236,8 +248,8 @@ final class SpringPool extends ForwardingPool
                 started = this.running;
             }
             if (stop == null) {
-                if (!started) { // the context never started it: a failed startup, whose pools all go
-                    for (SpringPool sibling : this.siblings) {
+                if (!started && !this.siblings.started) { // the context started none: a failed startup, whose pools all go
+                    for (SpringPool sibling : this.siblings.pools) {
                         try {
                             sibling.beginStopIfNeverStarted();
                         }
@@ -259,7 +271,7 @@ final class SpringPool extends ForwardingPool
             }
         }
         finally {
-            this.siblings.remove(this);
+            this.siblings.pools.remove(this);
         }
     }
 
@@ -274,8 +286,8 @@ final class SpringPool extends ForwardingPool
                 return;
             }
             this.stop = stop;
+            this.pool.shutdown(); // in the same step: a start() after it reboots what it shut down
         }
-        this.pool.shutdown();
     }
 
     private Stop beginStop() {

@@ -46,7 +46,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
     private final Environment environment;
 
     /** The pools made so far, not yet destroyed (a failed startup stops them together). */
-    private final List<SpringPool> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final SpringPool.Siblings made = new SpringPool.Siblings();
 
     private final ObjectProvider<TaskDecorator> taskDecorators;
 

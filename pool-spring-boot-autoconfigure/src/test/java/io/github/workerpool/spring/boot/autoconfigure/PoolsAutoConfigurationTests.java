@@ -176,6 +176,10 @@ class PoolsAutoConfigurationTests {
             beans.destroySingleton("crawler");
             assertThat(mailAgain.isShutdown()).isFalse();
             assertThat(mailAgain.submit(() -> "ran").get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+            // The other way round: a pool made again, never started, destroyed alone.
+            SpringPool crawlerAgain = context.getBean("crawler", SpringPool.class);
+            beans.destroySingleton("mail");
+            assertThat(crawlerAgain.isShutdown()).isFalse();
         });
     }
 
