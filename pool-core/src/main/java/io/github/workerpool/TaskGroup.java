@@ -745,11 +745,7 @@ public final class TaskGroup<R> {
          */
         public Task<R> await() throws InterruptedException {
             notFromItself("await()");
-            try {
-                awaitDone(-1L);
-            } catch (TimeoutException e) {
-                throw new AssertionError(e); // no time limit
-            }
+            awaitDone();
             return this;
         }
 
@@ -772,11 +768,7 @@ public final class TaskGroup<R> {
         @Override
         public R get() throws InterruptedException, ExecutionException {
             notFromItself("get()");
-            try {
-                awaitDone(-1L);
-            } catch (TimeoutException e) {
-                throw new AssertionError(e); // no time limit
-            }
+            awaitDone();
             return outcome();
         }
 
@@ -785,6 +777,15 @@ public final class TaskGroup<R> {
             notFromItself("get(timeout)");
             awaitDone(Math.max(0L, unit.toNanos(timeout)));
             return outcome();
+        }
+
+        /** awaitDone(-1): with no time limit. */
+        private void awaitDone() throws InterruptedException {
+            try {
+                awaitDone(-1L);
+            } catch (TimeoutException e) {
+                throw new AssertionError(e); // no time limit
+            }
         }
 
         /**

@@ -366,9 +366,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 }
                 return;
             }
-            foreign = this.pool.capacity();
-            stop();
-            this.configuredCapacity = foreign;
+            foreign = letGoLocked(this.pool.capacity());
         }
         logLetGo(foreign);
     }
@@ -410,12 +408,14 @@ public final class AdaptiveCapacity implements AutoCloseable {
             return NONE;
         }
         int now = this.pool.capacity();
-        if (now == this.limit) {
-            return NONE;
-        }
+        return (now == this.limit) ? NONE : letGoLocked(now);
+    }
+
+    /** Under the lock: switches off after someone else set {@code foreign}, which the pool keeps as its configured capacity. */
+    private int letGoLocked(int foreign) {
         stop();
-        this.configuredCapacity = now;
-        return now;
+        this.configuredCapacity = foreign;
+        return foreign;
     }
 
     private void logLetGo(int foreign) {

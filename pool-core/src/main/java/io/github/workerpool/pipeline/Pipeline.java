@@ -646,8 +646,8 @@ public final class Pipeline implements AutoCloseable {
         // it reaches the last stage.
         Arrays.fill(b.steps, null);
         if (last == b) {
-            // Its steps' closures hold its data. The next batch needs no gate from it: an ended
-            // batch passed every gate, or stopped, and then so does every later one.
+            // The next batch needs no gate from it: an ended batch passed every gate, or stopped,
+            // and then so does every later one.
             last = null;
         }
         switch (outcome) {

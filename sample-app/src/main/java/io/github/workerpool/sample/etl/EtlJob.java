@@ -364,13 +364,35 @@ public class EtlJob implements DisposableBean {
      * @throws InterruptedException if interrupted while waiting for the driver
      */
     void shutDown() throws InterruptedException {
-        shutDownAndWait();
+        Thread thread;
+        synchronized (this.lock) {
+            this.shuttingDown = true;
+            this.stopRequested = true;
+            if (this.state == State.RUNNING) {
+                this.state = State.STOPPING;
+            }
+            Pipeline p = this.pipeline;
+            if (p != null) {
+                p.cancel();
+            }
+            thread = this.driver;
+        }
+        if (thread != null) {
+            thread.join(Duration.ofSeconds(30).toMillis());
+            if (thread.isAlive()) {
+                logger.warn("ETL driver did not stop within 30 s of shutdown");
+            }
+        }
+        Pipeline p = this.pipeline;
+        if (p != null && (thread == null || !thread.isAlive())) {
+            p.close(); // the idle one, or the run's, already closed
+        }
     }
 
     /**
      * Takes runs again after {@link #shutDown()} ({@code context.stop()}, then
-     * {@code context.start()}): a fresh idle pipeline; a run the stop interrupted is STOPPED, and
-     * the next start resumes it from its checkpoint.
+     * {@code context.start()}): a fresh idle pipeline, and a run the stop interrupted resumes from
+     * its checkpoint, as at the application's start.
      */
     void reopen() {
         Pipeline previous;
@@ -396,32 +418,6 @@ public class EtlJob implements DisposableBean {
             previous.close();
         }
         resumeIfInterrupted(); // as at startup: a run the stop interrupted goes on from its checkpoint
-    }
-
-    private void shutDownAndWait() throws InterruptedException {
-        Thread thread;
-        synchronized (this.lock) {
-            this.shuttingDown = true;
-            this.stopRequested = true;
-            if (this.state == State.RUNNING) {
-                this.state = State.STOPPING;
-            }
-            Pipeline p = this.pipeline;
-            if (p != null) {
-                p.cancel();
-            }
-            thread = this.driver;
-        }
-        if (thread != null) {
-            thread.join(Duration.ofSeconds(30).toMillis());
-            if (thread.isAlive()) {
-                logger.warn("ETL driver did not stop within 30 s of shutdown");
-            }
-        }
-        Pipeline p = this.pipeline;
-        if (p != null && (thread == null || !thread.isAlive())) {
-            p.close(); // the idle one, or the run's, already closed
-        }
     }
 
     /**

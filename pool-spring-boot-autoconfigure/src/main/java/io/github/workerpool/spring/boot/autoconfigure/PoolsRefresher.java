@@ -331,10 +331,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
             boolean adaptiveCapacity = adaptive != null
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
+            boolean virtualByDefault = Threading.VIRTUAL.isActive(this.environment);
             after = pool.reconfigure((current) -> {
                 restartOnly.clear();
                 PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore,
-                        Threading.VIRTUAL.isActive(this.environment));
+                        virtualByDefault);
                 // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
                 checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
                 return next;

@@ -280,13 +280,10 @@ final class SpringPool extends ForwardingPool
      * never started nor stopped it either (checked and begun in one step against start()).
      */
     private void beginStopIfNeverStarted() {
-        Stop stop = new Stop(System.nanoTime(), true);
         synchronized (this.monitor) {
-            if (this.running || this.stop != null) {
-                return;
+            if (!this.running && this.stop == null) {
+                beginStop(true);
             }
-            this.stop = stop;
-            this.pool.shutdown(); // in the same step: a start() after it reboots what it shut down
         }
     }
 
@@ -294,13 +291,14 @@ final class SpringPool extends ForwardingPool
         return beginStop(false);
     }
 
+    /** Stops intake: the stop and the shutdown in one step against start(), which reboots what it shut down. */
     private Stop beginStop(boolean byDestroy) {
         Stop stop = new Stop(System.nanoTime(), byDestroy);
         synchronized (this.monitor) {
             this.running = false;
             this.stop = stop;
+            this.pool.shutdown();
         }
-        this.pool.shutdown();
         return stop;
     }
 

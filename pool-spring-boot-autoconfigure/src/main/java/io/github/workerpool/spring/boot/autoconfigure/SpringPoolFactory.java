@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
@@ -57,6 +58,9 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
     private PoolsProperties properties;
 
     private TaskDecorator taskDecorator;
+
+    /** The names pools.web-server.pool designates (see isWebServerPool); null until first asked. */
+    private Set<String> webServerPoolNames;
 
     private boolean virtualThreadsUnavailableLogged;
 
@@ -155,13 +159,19 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
      * reads the request's attributes, say) would throw there and drop every connection. Spring
      * Boot applies none to its server's own threads either.
      */
-    private boolean isWebServerPool(String name) {
-        String webServerPool = this.environment.getProperty("pools.web-server.pool");
-        if (webServerPool == null || name.equals(webServerPool)) {
-            return webServerPool != null;
+    private synchronized boolean isWebServerPool(String name) {
+        if (this.webServerPoolNames == null) {
+            // The pool's name and its other spellings (its aliases, as WebServerPool takes them),
+            // found once for all the pools.
+            String named = this.environment.getProperty("pools.web-server.pool");
+            this.webServerPoolNames = (named == null) ? Set.of()
+                    : PoolsRegistrar.forms(properties().getInstances().keySet()).values().stream()
+                        .filter((names) -> names.contains(named))
+                        .findFirst()
+                        .<Set<String>>map(Set::copyOf)
+                        .orElse(Set.of(named));
         }
-        List<String> spellings = PoolsRegistrar.forms(properties().getInstances().keySet()).get(name);
-        return spellings != null && spellings.contains(webServerPool); // one of its aliases, as WebServerPool takes it
+        return this.webServerPoolNames.contains(name);
     }
 
     /** The application's TaskDecorator beans in order, plus context propagation if asked for. */

@@ -103,9 +103,12 @@ final class WebServerPool {
                     "Set pools.web-server.retry-after to 0s or more, such as 1s.");
         }
         List<String> pools = Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false));
-        for (String pool : pools) {
-            if (!pools.contains(name) && Arrays.asList(beanFactory.getAliases(pool)).contains(name)) {
-                name = pool; // another form of a key of pools.instances: the pool's alias
+        if (!pools.contains(name)) { // another spelling of a key of pools.instances: the pool's alias
+            for (String pool : pools) {
+                if (Arrays.asList(beanFactory.getAliases(pool)).contains(name)) {
+                    name = pool;
+                    break;
+                }
             }
         }
         if (!pools.contains(name)) {
