@@ -84,6 +84,8 @@ public interface Pool extends AutoCloseable {
 
     /**
      * Stops every idle worker now; running tasks are not touched. Workers start again on demand.
+     * A worker that finished its task just before and is still looking for the next one stops as
+     * soon as it finds none, without being counted in the result.
      * @return how many idle workers were stopped
      */
     int purge();

@@ -64,6 +64,9 @@ final class Worker implements Runnable {
     /** Tasks to run on this thread before moving to a new one (virtual workers; see WorkerPool.moveToNewThread). */
     int moveAfter = WorkerPool.NEVER_MOVE;
 
+    /** The pool's purge count when this worker last looked for work (WorkerPool.nextTask). Written by this worker. */
+    int purgesSeen;
+
     /** When the worker last went idle (pool clock); guarded by the pool's lock. */
     long idleSince;
     /** Whether this worker no longer counts toward the pool's worker count; guarded by the pool's lock. */

@@ -185,6 +185,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private int generation;                                          // guarded by lock
     private int terminatedGeneration = -1;                           // guarded by lock
     private ScheduledFuture<?> purgeSchedule;                        // guarded by lock
+    /** Calls of purge() so far; a worker idle since before one retires instead of parking. Written under lock. */
+    volatile int purges;
 
     final Counters counters = new Counters();                        // the totals (see Counters)
 
@@ -930,6 +932,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** The worker's next task, or null when it should exit. */
     private Object nextTask(Worker w) {
+        // Before the first look: a purge from now on finds this worker idle, even while it is
+        // still looking (a queue-mode searcher spinning, or one on its way to park), where the
+        // purge cannot take it; parkIdle retires it instead.
+        w.purgesSeen = purges;
         for (;;) {
             int s = state;
             if (s >= STOP) {
@@ -1050,6 +1056,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             int c = capacity;
             if (state != RUNNING || !waiters.isEmpty() || (c >= 0 && workerCount > c)) {
                 return Worker.POLL;
+            }
+            if (w.purgesSeen != purges && engine.isEmpty()) {
+                // Idle since before a purge that could not take it: leave as if purged. A task
+                // offered after the look above finds the slot free (workerExited starts a worker
+                // if nobody idle or searching will look).
+                w.retired = true;
+                workerCount--;
+                return Worker.STOP;
             }
             w.idleSince = clock.getAsLong();
             idle.push(w);
@@ -1185,7 +1199,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * Stops every idle worker now; running tasks are not touched. Workers are started again on
-     * demand.
+     * demand. A worker that finished its task just before and is still looking for the next one
+     * stops as soon as it finds none, without being counted in the result.
      * @return how many idle workers were stopped
      */
     public int purge() {
@@ -1194,6 +1209,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         Worker resume = null;
         lock.lock();
         try {
+            purges++; // workers still looking retire as they go idle (parkIdle)
             if (s != null) {
                 // A caller that registered after the spinner last looked relies on re-checking the
                 // spinner, which we just took (likewise a task queued meanwhile): retiring it could

@@ -481,6 +481,50 @@ class WorkerPoolTest extends PoolTestSupport {
         assertThat(names).hasSize(3);
     }
 
+    /**
+     * Found by a review: a queue-mode worker that has just run out of tasks spins on the queue
+     * (a searcher) before it parks; purge() could not take it, and it then parked as idle for
+     * good. It now leaves as it parks.
+     */
+    @Test
+    void purge_stopsAQueueWorkerStillSearching_whenItStopsSearching() throws Exception {
+        // A spin long enough that the purge surely meets the worker searching (spinNanos / 5).
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).queueCapacity(10)
+                .spinNanos(TimeUnit.SECONDS.toNanos(2)));
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        awaitUntil("the worker searches", () -> pool.running() == 0 && pool.idle() == 1);
+        assertThat(pool.idleInStructure()).isZero();
+
+        assertThat(pool.purge()).isZero(); // nothing parked to stop yet
+
+        awaitUntil("the searcher leaves instead of parking", () -> pool.workerThreads().isEmpty());
+        assertThat(pool.idle()).isZero();
+        assertThat(pool.idleInStructure()).isZero();
+        // Workers start again on demand.
+        CountDownLatch again = new CountDownLatch(1);
+        pool.execute(again::countDown);
+        assertThat(again.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** A worker busy when purge() is called is not purged when it goes idle later. */
+    @Test
+    void purge_leavesAWorkerThatWasRunning_idleAfterwards() throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).queueCapacity(10).spinNanos(0));
+        CountDownLatch gate = gate();
+        CountDownLatch busy = new CountDownLatch(1);
+        pool.execute(() -> {
+            busy.countDown();
+            hold(gate);
+        });
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(pool.purge()).isZero();
+        open(gate);
+        awaitUntil("the worker parks idle", () -> pool.idleInStructure() == 1);
+        assertThat(pool.workerThreads()).hasSize(1);
+    }
+
     @Test
     void expiry_stopsWorkersIdleLongerThanIt_oldestFirst() throws Exception {
         AtomicLong clock = new AtomicLong(1_000);

@@ -103,6 +103,11 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             for (String other : names.subList(1, names.size())) {
                 if (!registry.containsBeanDefinition(other) && !registry.isAlias(other)) {
                     registry.registerAlias(settings.name(), other);
+                } else {
+                    logger.warn("'" + other + "' is not a name of pool '" + settings.name() + "' of "
+                            + PoolSettings.instance(other) + ": the application defines a bean of that name,"
+                            + " which @Async(\"" + other + "\") and @Qualifier(\"" + other + "\") get; use '"
+                            + settings.name() + "' to mean the pool, or rename that bean");
                 }
             }
         }

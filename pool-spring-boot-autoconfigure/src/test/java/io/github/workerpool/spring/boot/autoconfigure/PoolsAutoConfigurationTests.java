@@ -274,6 +274,21 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void anotherFormOfAPoolsKeyThatNamesAnApplicationBean_isNoAlias_andSaysSo(CapturedOutput output) {
+        // Found by a review: the alias was skipped silently, so @Async("orderevents") ran on the
+        // application's bean while the configuration read as the pool's.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2", "pools.instances.orderevents.capacity=2")
+            .withBean("orderevents", String.class, () -> "the application's")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean("orderevents")).isEqualTo("the application's");
+                assertThat(context.getBean("order-events", SpringPool.class).capacity()).isEqualTo(2);
+                assertThat(output).contains("'orderevents' is not a name of pool 'order-events' of pools.instances.orderevents:"
+                        + " the application defines a bean of that name");
+            });
+    }
+
+    @Test
     void poolIsBeanNamedAfterInstanceThatIsPoolExecutorServiceAndAsyncTaskExecutor() {
         this.runner.run((context) -> {
             assertThat(context.getBean("mail")).isInstanceOf(Pool.class)
