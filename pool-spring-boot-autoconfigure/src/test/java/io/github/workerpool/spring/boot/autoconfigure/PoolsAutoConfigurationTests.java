@@ -165,6 +165,25 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void whenStartupFails_eachPoolWaitsWhatIsLeftOfItsPeriod_sinceTheyAllBeganToStop() {
+        // Review helper-68: the drain together had no test of its own waits. Two tasks that end
+        // only when interrupted, two periods of 2 s: the pools begin to stop together, so the
+        // second waits what is left of its period after the first's (nothing): about 2 s in all,
+        // where each waiting its whole period would take 4 s.
+        FailingStartup.reset(); // release is never opened: both tasks run until interrupted
+        long begin = System.nanoTime();
+        this.runner.withPropertyValues("pools.instances.mail.shutdown.await-termination-period=2s",
+                "pools.instances.crawler.shutdown.await-termination-period=2s")
+            .withUserConfiguration(FailingStartup.class)
+            .run((context) -> assertThat(context).hasFailed());
+        Duration took = Duration.ofNanos(System.nanoTime() - begin);
+        // Interrupted by the forced stops: each task counts once its thread runs again.
+        await().atMost(Duration.ofSeconds(10)).until(() -> FailingStartup.interrupted.get() == 2);
+        assertThat(took).as("the failed startup's run").isGreaterThanOrEqualTo(Duration.ofSeconds(2))
+            .isLessThan(Duration.ofMillis(3_500));
+    }
+
+    @Test
     void aPoolDestroyedAloneInARunningContext_leavesTheOthersAlone() throws Exception {
         // Found by the review of that fix: a running pool destroyed alone stopped a sibling the
         // lifecycle had not started (one made again after its own destroy), in a running context.
