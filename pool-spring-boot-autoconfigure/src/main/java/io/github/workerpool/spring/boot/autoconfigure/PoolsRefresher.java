@@ -368,8 +368,21 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         if (!changes.isEmpty()) {
             logger.info("Pool '" + name + "' refreshed from pools.*: " + changes);
         }
+        // A combination only startup checks (pre-alloc with an unbounded capacity, virtual threads
+        // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told with the
+        // restart-only option that it is about, in one line.
+        String failure = (settings.capacity() != null) ? restartFailure(settings) : null;
+        boolean failureTold = false;
         for (String property : restartOnly) {
-            logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
+            if (!failureTold && failure != null && !failure.equals(this.restartFailures.get(name))) {
+                this.restartFailures.put(name, failure);
+                failureTold = true;
+                logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value,"
+                        + " and the application runs on, but a restart with this configuration would fail: " + failure);
+            }
+            else {
+                logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
+            }
         }
         if (settings.capacity() == null) {
             if (previous == null || previous.capacity() != null) {
@@ -380,9 +393,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             }
         }
         else {
-            // A combination only startup checks (pre-alloc with an unbounded capacity, virtual
-            // threads on Java 17, ...): live, the restart-only half waits, so nothing fails now.
-            tellRestartFailure(name, restartFailure(settings));
+            tellRestartFailure(name, failure);
         }
         return true;
     }
