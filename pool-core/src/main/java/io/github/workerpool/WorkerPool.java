@@ -147,8 +147,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     private final UnaryOperator<Runnable> taskDecorator;
     private final Consumer<Object> function;                         // non-null for FunctionPool
     private final Pool facade;                                       // what listeners are told about
-    final long spinNanos;
-    final long spinnerNanos;                                         // a spinner's share of spinNanos
+    // Not final: a custom factory's first thread may turn out virtual (newWorkerLocked); written
+    // under the lock before any of its workers starts.
+    long spinNanos;
+    long spinnerNanos;                                               // a spinner's share of spinNanos
+    private boolean factoryChecked;                                  // guarded by lock
     private final LongSupplier clock;
     private final Engine engine;
     private final boolean countsOnSubmit;                            // engine.countsOnSubmit()
@@ -398,6 +401,16 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             threadWarnings.warn(() -> "pool '" + name + "' could not create a worker thread: its thread factory "
                     + threadFactory + " failed (" + f + "); tasks are queued or wait for a live worker", f);
             return null;
+        }
+        if (!factoryChecked) {
+            factoryChecked = true;
+            if (spinNanos > 0 && !config.virtualThreads() && Threads.isVirtual(t)) {
+                // threadFactory(Thread.ofVirtual().factory()): a virtual worker that spins before
+                // parking holds a carrier the other virtual threads need; park at once, as
+                // virtualThreads(true) does.
+                spinNanos = 0;
+                spinnerNanos = 0;
+            }
         }
         w.thread = t;
         w.moveAfter = firstMoveAfter;

@@ -41,6 +41,22 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
     }
 
     @Test
+    void aThreadFactoryOfVirtualThreads_makesWorkersThatParkAtOnce_asVirtualWorkersDo() throws Exception {
+        // Review helper-65: a factory of virtual threads passed to threadFactory(...) got the
+        // platform workers' spin before parking, which holds a carrier other virtual threads need.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).threadFactory(Threads.virtualUnnamed()));
+        assertThat(pool.spinNanos).as("before any worker").isEqualTo(WorkerPool.DEFAULT_SPIN_NANOS);
+        Thread t = pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+        assertThat(Threads.isVirtual(t)).isTrue();
+        assertThat(pool.spinNanos).isZero();
+        assertThat(pool.spinnerNanos).isZero();
+        // A platform factory keeps the spin.
+        WorkerPool platform = pool(WorkerPool.builder().capacity(2).threadFactory(Thread::new));
+        platform.submit(() -> null).get(10, TimeUnit.SECONDS);
+        assertThat(platform.spinNanos).isEqualTo(WorkerPool.DEFAULT_SPIN_NANOS);
+    }
+
+    @Test
     void virtualWorkers_keepCapacity_andAreReused() throws Exception {
         assertIdleWorkersAreReused(pool(WorkerPool.builder().capacity(100).virtualThreads(true)), 100);
     }
