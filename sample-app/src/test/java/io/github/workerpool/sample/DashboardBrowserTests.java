@@ -130,6 +130,40 @@ class DashboardBrowserTests extends BrowserTestSupport {
         }
     }
 
+    @Test
+    void runAgain_afterItsConfirm_runsTheEtlJobFromTheStart() {
+        // Review helper-70: the button had no test. A run done first, through the API.
+        TestHttp http = http();
+        if (!http.get("/etl/progress").json().get("state").asString().equals("DONE")) {
+            assertThat(http.post("/etl/start?restart=true").status()).isEqualTo(202);
+            org.awaitility.Awaitility.await().atMost(PATIENCE)
+                .until(() -> http.get("/etl/progress").json().get("state").asString().equals("DONE"));
+        }
+        double stepsBefore = pipelineSteps(http);
+
+        this.browser.get(http.base() + "/dashboard");
+        WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
+        wait.until((d) -> d.findElement(By.id("etl-state")).getText().equals("DONE"));
+        WebElement runAgain = this.browser.findElement(By.id("etl-restart"));
+        assertThat(runAgain.isEnabled()).as("enabled once the run is done").isTrue();
+        runAgain.click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        // Every batch through the pipeline again, from the first review.
+        org.awaitility.Awaitility.await().atMost(PATIENCE).until(() -> pipelineSteps(http) >= stepsBefore
+                + SampleAppTestSupport.ROWS / SampleAppTestSupport.BATCH
+                && http.get("/etl/progress").json().get("state").asString().equals("DONE"));
+        wait.until((d) -> d.findElement(By.id("etl-state")).getText().equals("DONE"));
+        assertThat(this.browser.findElement(By.id("etl-message")).getText()).isEmpty();
+        assertThat(http.get("/etl/progress").json().get("rowsDone").asLong()).isEqualTo(SampleAppTestSupport.ROWS);
+    }
+
+    /** Batches the ETL pipeline's pool has run so far, by its executor timer. */
+    private static double pipelineSteps(TestHttp http) {
+        return http.get("/actuator/metrics/executor?tag=name:etl-pipeline").json().get("measurements").get(0)
+            .get("value").asDouble();
+    }
+
     /** How many samples the pool's chart holds. */
     private long samples(String pool) {
         return (Long) this.browser.executeScript(
