@@ -77,6 +77,9 @@ class PoolsPrometheusNamesTests {
                 "pool_tasks_rejected_tasks_total", "pool_tasks_queue_timeout_tasks_total",
                 "pool_tasks_run_timeout_tasks_total", "pool_events_total", "up");
         queried.remove("up"); // Prometheus' own, per target (WorkerPoolDown keeps to targets still up)
+        // The web server's pool's 503s: exported with a web server only, under this name
+        // (WebServerPoolIntegrationTests reads it in a real Tomcat's scrape).
+        assertThat(queried.remove("pool_requests_refused_total")).isTrue();
         this.runner.run((context) -> {
             context.getBean("mail", SpringPool.class).submit(() -> { }).get(10, TimeUnit.SECONDS);
             assertThat(exported(context.getBean(PrometheusMeterRegistry.class), "mail")).containsAll(queried);
@@ -106,7 +109,7 @@ class PoolsPrometheusNamesTests {
         List<Map<String, Object>> rules = rules();
         assertThat(rules).extracting((rule) -> rule.get("alert"))
             .containsExactly("WorkerPoolSaturated", "WorkerPoolCallersWaiting", "WorkerPoolRejectingTasks",
-                    "WorkerPoolHighRejectionRatio", "WorkerPoolQueueTimeouts", "WorkerPoolRunTimeouts",
+                    "WorkerPoolWebServerRefusing", "WorkerPoolHighRejectionRatio", "WorkerPoolQueueTimeouts", "WorkerPoolRunTimeouts",
                     "WorkerPoolClosed", "WorkerPoolDown");
         for (Map<String, Object> rule : rules) {
             assertThat(rule).as("%s", rule.get("alert")).containsKeys("expr", "for", "labels", "annotations");

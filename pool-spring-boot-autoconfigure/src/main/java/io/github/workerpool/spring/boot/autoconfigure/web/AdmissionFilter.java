@@ -87,6 +87,9 @@ final class AdmissionFilter implements Filter {
 
     private final LongAdder refusedSinceLog = new LongAdder();
 
+    /** Every request refused with a 503 (the meter pool.requests.refused). */
+    private final LongAdder refused = new LongAdder();
+
     /** Whether 503s were answered since the last message (set after counting one, cleared before the sum). */
     private volatile boolean refusedUnlogged;
 
@@ -115,6 +118,11 @@ final class AdmissionFilter implements Filter {
     /** Requests in the application now. */
     int inFlight() {
         return this.inFlight.get();
+    }
+
+    /** Requests refused with a 503 since the start. */
+    long refused() {
+        return this.refused.sum();
     }
 
     /** Exempt (actuator) requests in now, apart from the application's. */
@@ -190,6 +198,7 @@ final class AdmissionFilter implements Filter {
                 + " s.\n").getBytes(StandardCharsets.UTF_8);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
+        this.refused.increment();
         this.refusedSinceLog.increment();
         this.refusedUnlogged = true;
         logOverload(now, limit);

@@ -134,6 +134,31 @@ public final class WebServerPoolAutoConfiguration {
     }
 
     /**
+     * The 503s as a meter of the web server's pool: the pool refuses none of the connector's
+     * tasks, so pool.tasks.rejected never counts them, and an alert on it would miss an
+     * overloaded web server.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+    static class AdmissionMetricsConfiguration {
+
+        @Bean
+        io.micrometer.core.instrument.binder.MeterBinder poolsWebServerAdmissionMeters(
+                FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter, WebServerPool pool) {
+            AdmissionFilter filter = poolsWebServerAdmissionFilter.getFilter();
+            return (registry) -> io.micrometer.core.instrument.FunctionCounter
+                .builder(REFUSED_METER, filter, AdmissionFilter::refused)
+                .tag("name", pool.name())
+                .description("Requests the web server answered with a 503 because the pool had no room for them")
+                .register(registry);
+        }
+
+    }
+
+    /** The meter of the 503s (Prometheus: pool_requests_refused_total). */
+    static final String REFUSED_METER = "pool.requests.refused";
+
+    /**
      * The actuator's path when its endpoints are served by this web server, else null: its
      * requests are admitted uncounted (up to reserved-threads - 1 at once), so the pool can be
      * watched and tuned while it is full.

@@ -228,6 +228,10 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
             .allSatisfy((r) -> assertThat(r.headers().firstValue("Retry-After")).hasValue("1"));
         assertThat(this.gate.entered).hasValue(4);
         assertQuietAndCountsAddUp();
+        // Review helper-73: the pool refuses no task, so only this meter tells an alert of the 503s.
+        // Under the name the shipped alert WorkerPoolWebServerRefusing queries.
+        assertThat(this.context.getBean(io.micrometer.prometheusmetrics.PrometheusMeterRegistry.class).scrape())
+            .containsPattern("(?m)^pool_requests_refused_total\\{[^}]*name=\"http\"[^}]*} 26.0$");
         assertThat(output.toString().split("Web server overloaded", -1)).hasSize(2);
         assertThat(output).containsPattern("answered 503 to \\d+ request\\(s\\)")
             .contains("pool 'http' admits 4 requests at once (capacity 6 minus 2 of pools.web-server.reserved-threads)")
