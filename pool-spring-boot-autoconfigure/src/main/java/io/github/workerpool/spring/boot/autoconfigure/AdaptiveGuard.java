@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
 
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.env.Environment;
 
 /**
@@ -35,7 +36,10 @@ interface AdaptiveGuard {
         // properties class's own.
         int reserved = environment.getProperty("pools.web-server.reserved-threads", Integer.class,
                 new WebServerPoolProperties().getReservedThreads());
-        return (pool, minCapacity) -> (!pool.equals(webServerPool) || minCapacity > reserved) ? null
+        // The property may name the pool by another spelling of its key (an alias, as
+        // WebServerPool takes it): one property name to Spring Boot, as in PoolsRegistrar.forms.
+        ConfigurationPropertyName named = ConfigurationPropertyName.adapt(webServerPool, '.');
+        return (pool, minCapacity) -> (!ConfigurationPropertyName.adapt(pool, '.').equals(named) || minCapacity > reserved) ? null
                 : "pool '" + pool + "' runs the web server's requests (pools.web-server.pool): sized adaptively down to "
                         + minCapacity + " it would leave no thread for requests beyond the " + reserved
                         + " kept for the connector's own tasks (pools.web-server.reserved-threads). Set "

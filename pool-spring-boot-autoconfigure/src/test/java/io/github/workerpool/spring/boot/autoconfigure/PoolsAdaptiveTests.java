@@ -537,6 +537,23 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_namedByAnotherSpellingOfItsKey_cannotBeSwitchedAdaptiveLive_either() {
+        // Review helper-71: the rule compared the property with the pool's name as written, so a
+        // web server pool named by an alias (a key's other spelling) was switched on unchecked.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.instances.orderevents.capacity=8",
+                "pools.web-server.pool=orderevents").run((context) -> {
+            SpringPool pool = context.getBean("order-events", SpringPool.class);
+            assertThat(context.getBeanFactory().getAliases("order-events")).contains("orderevents");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "order-events", Map.of(), true))
+                .withMessageContaining("runs the web server's requests");
+            assertThat(pool.adaptive().enabled()).isFalse();
+            refresh(context, Map.of("pools.instances.order-events.adaptive.enabled", "true"));
+            assertThat(pool.adaptive().enabled()).isFalse();
+        });
+    }
+
+    @Test
     void theWebServersPoolRule_keepsTheReservedThreadsTheServerStartedWith(CapturedOutput output) {
         // Found by a review: the refresh read pools.web-server.* afresh, so one that also lowered
         // reserved-threads (which takes a restart) let the pool be switched adaptive down to the
