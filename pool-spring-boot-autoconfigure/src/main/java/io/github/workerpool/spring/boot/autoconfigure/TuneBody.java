@@ -233,10 +233,22 @@ final class TuneBody {
     }
 
     private static String noOption(String name) {
+        String fixed = FIXED.get(name);
+        if (fixed != null) { // shown in the pool's config, as the options are, but no live option
+            return name + " " + fixed + "; nothing was changed";
+        }
         String meant = PoolsPropertiesBinding.closest(name, FIELDS);
-        return name + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : "")
+        return name + " is no option of a pool" + ((meant != null) ? "; did you mean " + meant + "?" : ".")
                 + " Live options: " + PoolsEndpoint.liveFields() + ", " + ADAPTIVE + "; nothing was changed";
     }
+
+    /** The entries of a pool's config that are no live option, and what sets them. */
+    private static final Map<String, String> FIXED = Map.of(
+            "customThreadFactory", "is fixed when the pool is built (a WorkerPoolBuilderCustomizer's threadFactory);"
+                    + " it takes a restart to change",
+            "shutdownAwaitTerminationPeriod", "is read when the pool stops: set pools.instances.<pool>.shutdown."
+                    + "await-termination-period (or pools.defaults.shutdown.await-termination-period); it takes a"
+                    + " restart to apply");
 
     private static final String ADAPTIVE = "adaptive";
 

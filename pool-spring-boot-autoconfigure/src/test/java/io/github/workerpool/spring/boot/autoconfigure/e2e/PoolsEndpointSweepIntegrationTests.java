@@ -55,7 +55,12 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{}", 400, "nothing to change"));
         cases.add(post(tune, "{\"capacity\": null}", 400, "capacity must be a whole number, but was null"));
         // A field no option has, alone or next to good ones (found by a review: it was dropped and the rest applied).
-        cases.add(post(tune, "{\"size\": 5}", 400, "size is no option of a pool"));
+        cases.add(post(tune, "{\"size\": 5}", 400, "size is no option of a pool. Live options: capacity"));
+        // Entries the pool's config shows that are no live option (review helper-71: "no option of a pool").
+        cases.add(post(tune, "{\"shutdownAwaitTerminationPeriod\": \"10s\"}", 400,
+                "shutdownAwaitTerminationPeriod is read when the pool stops: set pools.instances.<pool>.shutdown."
+                        + "await-termination-period"));
+        cases.add(post(tune, "{\"customThreadFactory\": true}", 400, "customThreadFactory is fixed when the pool is built"));
         cases.add(post(tune, "{\"capacty\": 50}", 400, "capacty is no option of a pool; did you mean capacity?"));
         cases.add(post(tune, "{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
         cases.add(post(tune, "{\"queuecapacity\": 50}", 400, "did you mean queueCapacity?"));
