@@ -32,7 +32,12 @@ public abstract class ForwardingPool implements Pool {
     protected ForwardingPool() {
     }
 
-    /** Returns the pool every call goes to; may change from call to call. */
+    /**
+     * Returns the pool every call goes to; may change from call to call. A listener, though, is
+     * added to the delegate of the moment ({@link #addListener}) and hears nothing from a later
+     * one: a subclass whose delegate changes overrides {@code addListener} and
+     * {@code removeListener} to put its listeners on each new delegate.
+     */
     protected abstract Pool delegate();
 
     @Override
@@ -100,7 +105,10 @@ public abstract class ForwardingPool implements Pool {
         return delegate().purge();
     }
 
-    /** Adds the listener to the delegate, told of this pool instead of the delegate. */
+    /**
+     * Adds the listener to the delegate of the moment, told of this pool instead of the delegate
+     * (see {@link #delegate()} for a delegate that changes).
+     */
     @Override
     public void addListener(PoolListener listener) {
         Objects.requireNonNull(listener, "listener");

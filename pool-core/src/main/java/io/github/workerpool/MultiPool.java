@@ -119,6 +119,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             throw e;
         }
+        for (WorkerPool p : pools) {
+            p.multiPoolName = base; // its refusals as full, of tasks this multi-pool routed, are the multi-pool's
+        }
         MultiPool multi = new MultiPool(base, pools, loadBalancing);
         for (PoolListener l : settings.listeners()) {
             multi.addListener(l);
@@ -145,6 +148,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         // Decorated once, however many pools are tried: the sub-pools share the builder's decorator.
         Object work = pools[first].decorated(task);
         long waitingSince = 0L;
+        long submittedAt = 0L;
         for (;;) {
             for (int k = 0; k < n; k++) {
                 if (pools[(first + k) % n].tryWork(work)) {
@@ -162,8 +166,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 if (waitingSince == 0L) {
                     waitingSince = 1L; // 0 means "from now" to the sub-pool
                 }
+                submittedAt = chosen.clockNow(); // the sub-pools share the builder's clock
             }
-            if (chosen.submitWorkRouted(work, waitingSince)) {
+            if (chosen.submitWorkRouted(work, waitingSince, submittedAt)) {
                 return;
             }
             // It was shut down before it let the task in: on its own (the task goes round again,
@@ -629,9 +634,12 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
 
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        // The budget, not a deadline: now + a wait of minus ages overflows into one of ages.
+        long budget = unit.toNanos(timeout);
+        long start = System.nanoTime();
         for (WorkerPool p : pools) {
-            if (!p.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+            long left = budget - (System.nanoTime() - start);
+            if (!p.awaitTermination(Math.min(left, budget), TimeUnit.NANOSECONDS)) {
                 return false;
             }
         }

@@ -261,6 +261,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         return taskDecorator == null ? task : new Decorated(task, taskDecorator.apply(task));
     }
 
+    /** The pool's clock (System.nanoTime but in tests), for MultiPool's submit time. */
+    final long clockNow() {
+        return clock.getAsLong();
+    }
+
     /** The work, with its submit time if a listener or the queue timeout needs it. */
     private Object stamped(Object work) {
         return stampSubmit ? new Timed(work, clock.getAsLong()) : work;
@@ -310,11 +315,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * function (FunctionPool) the function's argument, so no task object is allocated per call.
      */
     final void submitWork(Object work) {
-        submitWork(work, 0L);
+        submitWork(work, 0L, 0L);
     }
 
-    /** submitWork(); {@code waitingSince} the caller's wait began (MultiPool's, rerouted), or 0 for now. */
-    private void submitWork(Object work, long waitingSince) {
+    /**
+     * submitWork(); {@code waitingSince} the caller's wait began (MultiPool's, rerouted), or 0 for
+     * now, and {@code submittedAt} the same moment on the pool's clock (read only if not 0).
+     */
+    private void submitWork(Object work, long waitingSince, long submittedAt) {
         int s = state;
         if (countsOnSubmit || s != RUNNING) {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
@@ -322,7 +330,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         if (s != RUNNING) {
             throw rejectClosed();
         }
-        work = stamped(work);
+        work = (waitingSince == 0L) ? stamped(work) : stampSubmit ? new Timed(work, submittedAt) : work;
         try {
             if (!engine.dispatch(work, true)) {
                 awaitWorker(work, waitingSince);
@@ -596,8 +604,18 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     }
 
     PoolOverloadException rejectOverload(String message) {
+        String multi = multiPoolName;
+        if (multi != null && ROUTED.get() == this) {
+            // A MultiPool tried every sub-pool before this one's full-pool treatment: the caller
+            // (and the listeners, told of the multi-pool) submitted to the multi-pool.
+            return rejected(new PoolOverloadException(multi, "multi-pool '" + multi + "' is full: each of its pools"
+                    + " was tried, and " + message));
+        }
         return rejected(new PoolOverloadException(name, message));
     }
+
+    /** The name of the MultiPool this pool is a sub-pool of, or null; set once by MultiPool.of. */
+    volatile String multiPoolName;
 
     PoolClosedException rejectClosed() {
         return rejected(closed());
@@ -661,12 +679,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * (the MultiPool's take it out) and is told to this pool's own listeners only.
      * @param waitingSince when the caller's wait began (System.nanoTime(), not 0), so that a
      *        caller sent on from one sub-pool to another waits blockingTimeout in all
+     * @param submittedAt  the same moment on the pool's clock: the task's submit time, so that its
+     *        wait in every sub-pool counts toward its queue time (queueTimeout, taskStarted)
      */
-    final boolean submitWorkRouted(Object work, long waitingSince) {
+    final boolean submitWorkRouted(Object work, long waitingSince, long submittedAt) {
         WorkerPool outer = ROUTED.get(); // a MultiPool's, if its listener submits to another one
         ROUTED.set(this);
         try {
-            submitWork(work, waitingSince);
+            submitWork(work, waitingSince, submittedAt);
             return true;
         } catch (PoolClosedException closed) {
             return false;

@@ -200,9 +200,64 @@ class MultiPoolTest {
         pools.execute(blocker()); // whichever pool round-robin picks, only pool 2 has room
 
         await().atMost(WAIT).until(() -> pools.pool(2).running() == 1);
-        assertThatThrownBy(() -> pools.execute(blocker())).isInstanceOf(PoolOverloadException.class);
+        Heard heard = new Heard();
+        pools.addListener(heard);
+        // Review helper-72: the refusal named the sub-pool tried last, which the caller never named.
+        assertThatThrownBy(() -> pools.execute(blocker())).isInstanceOf(PoolOverloadException.class)
+                .hasMessageStartingWith("multi-pool '" + pools.name() + "' is full: each of its pools was tried, and pool '")
+                .satisfies((e) -> assertThat(((PoolOverloadException) e).getPoolName()).isEqualTo(pools.name()))
+                .satisfies((e) -> assertThat(heard.rejections).containsExactly((PoolOverloadException) e));
+        assertThat(heard.pools).containsExactly(pools);
         assertThat(pools.stats().rejected()).isEqualTo(1);
+        // A sub-pool used on its own refuses as itself.
+        assertThatThrownBy(() -> pools.pool(0).execute(blocker())).isInstanceOf(PoolOverloadException.class)
+                .hasMessageStartingWith("pool '" + pools.pool(0).name() + "' is full");
         release.countDown();
+    }
+
+    @Test
+    void aCallerSentOnFromASubPoolShutDownOnItsOwn_countsItsWholeWaitAsQueueTime() {
+        // Review helper-72: the task was stamped again in the second sub-pool, so its wait in the
+        // first one dropped out of its queue time (no queue timeout, taskStarted told 0).
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000);
+        List<Long> queued = new CopyOnWriteArrayList<>();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(0).clock(clock::get)
+                .queueTimeout(Duration.ofMillis(300)), LoadBalancing.ROUND_ROBIN));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        int w = callerWaits(pools, ran::countDown, thrown);
+        pools.addListener(new PoolListener() {
+            @Override
+            public void taskStarted(Pool pool, long queuedNanos) {
+                queued.add(queuedNanos);
+            }
+        });
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1)); // the caller waits a second in sub-pool w
+
+        pools.pool(w).shutdown();
+        await().atMost(WAIT).until(() -> pools.pool(1 - w).waiting() == 1);
+        release.countDown();
+        Latches.pass(ran);
+
+        await().atMost(WAIT).until(() -> pools.stats().completed() == 3);
+        assertThat(thrown.get()).isNull();
+        assertThat(queued).as("the caller's task, the one started after its wait").containsExactly(TimeUnit.SECONDS.toNanos(1));
+        assertThat(pools.stats().queueTimeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void awaitTermination_ofMinusAges_endsAtOnce_evenWithWorkLeft() throws Exception {
+        // Review helper-72: now + minus ages overflowed into a wait of ages.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        pools.execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 1);
+        pools.shutdown();
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT, () -> {
+            assertThat(pools.awaitTermination(Long.MIN_VALUE, TimeUnit.NANOSECONDS)).isFalse();
+            assertThat(pools.awaitTermination(Duration.ofSeconds(Long.MIN_VALUE))).isFalse();
+        });
+        release.countDown();
+        assertThat(pools.awaitTermination(WAIT)).isTrue();
     }
 
     @Test
