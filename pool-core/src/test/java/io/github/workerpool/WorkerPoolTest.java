@@ -2,6 +2,7 @@ package io.github.workerpool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -488,9 +489,10 @@ class WorkerPoolTest extends PoolTestSupport {
      */
     @Test
     void purge_stopsAQueueWorkerStillSearching_whenItStopsSearching() throws Exception {
-        // A spin long enough that the purge surely meets the worker searching (spinNanos / 5).
+        // A spin long enough that the purge surely meets the worker searching (spinNanos / 5: 2 s,
+        // and the test waits that long only with the fix; without it, for ever).
         WorkerPool pool = pool(WorkerPool.builder().capacity(2).queueCapacity(10)
-                .spinNanos(TimeUnit.SECONDS.toNanos(2)));
+                .spinNanos(TimeUnit.SECONDS.toNanos(10)));
         CountDownLatch ran = new CountDownLatch(1);
         pool.execute(ran::countDown);
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
@@ -499,7 +501,8 @@ class WorkerPoolTest extends PoolTestSupport {
 
         assertThat(pool.purge()).isZero(); // nothing parked to stop yet
 
-        awaitUntil("the searcher leaves instead of parking", () -> pool.workerThreads().isEmpty());
+        await().atMost(Duration.ofSeconds(20)).alias("the searcher leaves instead of parking")
+                .until(() -> pool.workerThreads().isEmpty());
         assertThat(pool.idle()).isZero();
         assertThat(pool.idleInStructure()).isZero();
         // Workers start again on demand.

@@ -1,10 +1,12 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.util.Arrays;
+
 import org.jspecify.annotations.Nullable;
 
 import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
 
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.env.Environment;
 
 /**
@@ -27,7 +29,7 @@ interface AdaptiveGuard {
     @Nullable String refusal(String pool, int minCapacity);
 
     /** The web server pool's rule, from {@code pools.web-server.*} (read at startup, as they are). */
-    static AdaptiveGuard of(Environment environment) {
+    static AdaptiveGuard of(Environment environment, ListableBeanFactory beanFactory) {
         String webServerPool = environment.getProperty("pools.web-server.pool");
         if (webServerPool == null || webServerPool.isBlank()) {
             return NONE;
@@ -36,10 +38,11 @@ interface AdaptiveGuard {
         // properties class's own.
         int reserved = environment.getProperty("pools.web-server.reserved-threads", Integer.class,
                 new WebServerPoolProperties().getReservedThreads());
-        // The property may name the pool by another spelling of its key (an alias, as
-        // WebServerPool takes it): one property name to Spring Boot, as in PoolsRegistrar.forms.
-        ConfigurationPropertyName named = ConfigurationPropertyName.adapt(webServerPool, '.');
-        return (pool, minCapacity) -> (!ConfigurationPropertyName.adapt(pool, '.').equals(named) || minCapacity > reserved) ? null
+        // The pool the property names as WebServerPool resolves it: the bean of that name, or the
+        // one it is an alias of (another spelling of a pools.instances key). A spelling that is an
+        // application bean of its own names that bean, not the starter's pool.
+        return (pool, minCapacity) -> (!(pool.equals(webServerPool)
+                || Arrays.asList(beanFactory.getAliases(pool)).contains(webServerPool)) || minCapacity > reserved) ? null
                 : "pool '" + pool + "' runs the web server's requests (pools.web-server.pool): sized adaptively down to "
                         + minCapacity + " it would leave no thread for requests beyond the " + reserved
                         + " kept for the connector's own tasks (pools.web-server.reserved-threads). Set "

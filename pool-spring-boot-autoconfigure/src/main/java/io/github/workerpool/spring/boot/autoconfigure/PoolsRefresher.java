@@ -91,7 +91,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     PoolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
         this.environment = environment;
         this.beanFactory = beanFactory;
-        this.adaptiveGuard = AdaptiveGuard.of(environment);
+        this.adaptiveGuard = AdaptiveGuard.of(environment, beanFactory);
         rememberStartupSettings();
     }
 
@@ -372,15 +372,16 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told with the
         // restart-only option that it is about, in one line.
         String failure = (settings.capacity() != null) ? restartFailure(settings) : null;
-        boolean failureTold = false;
-        for (String property : restartOnly) {
-            if (!failureTold && failure != null && !failure.equals(this.restartFailures.get(name))) {
-                this.restartFailures.put(name, failure);
-                failureTold = true;
-                logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value,"
-                        + " and the application runs on, but a restart with this configuration would fail: " + failure);
-            }
-            else {
+        if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
+            // Which of them the failure is about is the failure's to say: all of them, one line.
+            this.restartFailures.put(name, failure);
+            boolean one = restartOnly.size() == 1;
+            logger.warn("Pool '" + name + "': " + String.join(", ", restartOnly) + (one ? " takes" : " take")
+                    + " a restart to apply; the pool keeps " + (one ? "its value" : "its values")
+                    + ", and the application runs on, but a restart with this configuration would fail: " + failure);
+        }
+        else {
+            for (String property : restartOnly) {
                 logger.warn("Pool '" + name + "': " + property + " takes a restart to apply; the pool keeps its value");
             }
         }

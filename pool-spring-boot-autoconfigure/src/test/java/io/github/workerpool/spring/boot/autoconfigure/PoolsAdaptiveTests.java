@@ -554,6 +554,19 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void aSpellingThatIsAnApplicationPoolOfItsOwn_isThatPool_notTheStartersForTheWebServerRule() {
+        // Review helper-74: matching by spelling refused adaptive sizing for the starter's
+        // order-events while the web server ran on the application's own orderEvents.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.web-server.pool=orderEvents")
+            .withBean("orderEvents", io.github.workerpool.WorkerPool.class,
+                    () -> io.github.workerpool.WorkerPool.builder().name("orderEvents").capacity(4).build())
+            .run((context) -> {
+                tune(context, "order-events", Map.of(), true);
+                assertThat(context.getBean("order-events", SpringPool.class).adaptive().enabled()).isTrue();
+            });
+    }
+
+    @Test
     void theWebServersPoolRule_keepsTheReservedThreadsTheServerStartedWith(CapturedOutput output) {
         // Found by a review: the refresh read pools.web-server.* afresh, so one that also lowered
         // reserved-threads (which takes a restart) let the pool be switched adaptive down to the
