@@ -210,6 +210,7 @@
         forms: {},      // pool -> { base, values } while its tune form is open
         messages: {},   // pool -> { text, ok }
         busy: {},       // pool -> true while a write is under way
+        answered: {},   // pool -> when a write's answer last gave its figures
       });
       var timer = null;
       var stopped = false;
@@ -265,6 +266,7 @@
         state.forms = {};
         state.messages = {};
         state.busy = {};
+        state.answered = {};
         writtenAt = {};
         refresh();
       });
@@ -302,6 +304,7 @@
           }
           writtenAt[name] = ++writes;
           state.pools[name] = response.data;
+          state.answered[name] = new Date();
           closeForm(name);
           say(name, 'tuned: ' + summary(body), true);
         }, function (error) {
@@ -325,6 +328,7 @@
           if (response.data && response.data.pool) {
             writtenAt[name] = ++writes;
             state.pools[name] = response.data.pool;
+            state.answered[name] = new Date();
           }
           say(name, 'purged ' + (response.data ? response.data.purged : 0) + ' idle workers', true);
         }, function (error) {
@@ -415,10 +419,12 @@
         ]);
       }
 
-      function renderPool(name) {
+      function renderPool(name, stale) {
         var pool = state.pools[name];
         var message = state.messages[name];
-        return h('section', { class: 'wp-pool', 'data-pool': name, key: name }, [
+        // A write answered since the last poll that worked gave this pool's figures afresh.
+        var old = stale && !(state.answered[name] && state.answered[name] > state.updated);
+        return h('section', { class: 'wp-pool' + (old ? ' wp-stale' : ''), 'data-pool': name, key: name }, [
           h('header', { class: 'wp-pool-header' }, [
             h('h3', [name, pool.closed ? h('span', { class: 'wp-closed' }, 'closed') : null]),
             h('div', { class: 'wp-actions' }, [
@@ -439,7 +445,8 @@
 
       return function () {
         var status;
-        // While polls fail the last figures stay, dimmed, with their age: they are not the pool's now.
+        // While polls fail the last figures stay, dimmed, with their age: they are not the pool's now
+        // (but for a pool a tune or purge answered since).
         var stale = !!(state.error && state.updated);
         if (state.error) {
           status = 'error: ' + state.error
@@ -455,7 +462,7 @@
         return h('div', { class: 'wp-view' }, [
           h('p', { class: 'wp-status' + (state.error ? ' wp-error' : ''), 'data-field': 'status' }, status),
           state.pools && names.length === 0 ? h('p', 'This instance has no pools.') : null,
-          h('div', { class: 'wp-pools' + (stale ? ' wp-stale' : '') }, names.map(renderPool)),
+          h('div', { class: 'wp-pools' }, names.map(function (name) { return renderPool(name, stale); })),
         ]);
       };
     },
