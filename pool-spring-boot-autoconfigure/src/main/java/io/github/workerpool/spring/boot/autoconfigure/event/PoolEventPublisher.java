@@ -23,8 +23,11 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -33,7 +36,8 @@ import org.springframework.context.SmartLifecycle;
  * kind rate-limited per pool.
  */
 final class PoolEventPublisher
-        implements DestructionAwareBeanPostProcessor, SmartLifecycle, ApplicationEventPublisherAware, BeanFactoryAware {
+        implements DestructionAwareBeanPostProcessor, SmartLifecycle, ApplicationEventPublisherAware, BeanFactoryAware,
+        ApplicationContextAware {
 
     /*
      * Two sides, so that neither a worker nor a caller ever pays for an event.
@@ -70,7 +74,9 @@ final class PoolEventPublisher
      * only a closing seen while it runs is an event. stop() clears running under lock, so no
      * check reads a pool after it; then it waits (at most STOP_WAIT, and not when a listener on
      * the check thread stops the context) for the check thread to publish what it found before
-     * and end. So the pools closed by the context's stop or close send no event. A listener that
+     * and end. So the pools closed by the context's stop or close send no event; nor, once the
+     * context is closing (isClosed(), set before its ContextClosedEvent), does a pool that an
+     * application's listener or lifecycle bean in this phase releases first. A listener that
      * throws is logged; the checks go on. The post-processor methods take no lock: watches is a
      * concurrent map, and a Watch's states are set in its constructor and then touched only by
      * check() and start(), under lock.
@@ -103,6 +109,9 @@ final class PoolEventPublisher
 
     private BeanFactory beanFactory; // null when made outside a context (tests): every pool is watched
 
+    /** Its context, to tell a pool closed by the context's close from one closed while it runs; null outside one. */
+    private ConfigurableApplicationContext context;
+
     PoolEventPublisher(PoolEventsProperties properties) {
         this(properties, System::nanoTime);
     }
@@ -129,6 +138,21 @@ final class PoolEventPublisher
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
         this.publisher = publisher;
+    }
+
+    @Override
+    public void setApplicationContext(ApplicationContext applicationContext) {
+        this.context = (applicationContext instanceof ConfigurableApplicationContext configurable) ? configurable : null;
+    }
+
+    /**
+     * Whether the context is closing: from before its ContextClosedEvent on, so a pool that an
+     * application's ContextClosedEvent listener or lifecycle bean releases (in this publisher's
+     * phase, before it stops) is no closing while the application runs.
+     */
+    private boolean contextClosing() {
+        ConfigurableApplicationContext c = this.context;
+        return c != null && c.isClosed();
     }
 
     @Override
@@ -327,7 +351,7 @@ final class PoolEventPublisher
         /** One check of this pool at {@code now}, adding the events that are due to {@code due}; under the lock. */
         void check(long now, List<PoolEvent> due) {
             boolean closedNow = this.pool.isClosed();
-            if (closedNow && !this.closed) {
+            if (closedNow && !this.closed && !contextClosing()) {
                 this.closings.increment();
             }
             this.closed = closedNow;

@@ -379,6 +379,42 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void aPoolThatTheApplicationReleasesAsTheContextCloses_sendsNoEvent() {
+        // Review helper-75: a ContextClosedEvent listener (or a lifecycle bean in the publisher's
+        // phase, stopped before it) that released a pool made a PoolClosedEvent on every deploy.
+        Captor[] captor = new Captor[1];
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1"), Duration.ofSeconds(10),
+                Duration.ofSeconds(10))
+            .withBean(Drainer.class)
+            .run((context) -> captor[0] = captor(context));
+        assertThat(captor[0].of(PoolClosedEvent.class)).isEmpty();
+        assertThat(Drainer.checked).as("the drainer released the pool and ran a check").isTrue();
+    }
+
+    /** Releases the mail pool as the context closes, then has the publisher check at once. */
+    static class Drainer implements ApplicationListener<org.springframework.context.event.ContextClosedEvent> {
+
+        static volatile boolean checked;
+
+        private final org.springframework.context.ApplicationContext context;
+
+        Drainer(org.springframework.context.ApplicationContext context) {
+            this.context = context;
+            checked = false;
+        }
+
+        @Override
+        public void onApplicationEvent(org.springframework.context.event.ContextClosedEvent event) {
+            Pool mail = this.context.getBean("mail", Pool.class);
+            mail.release();
+            assertThat(mail.isClosed()).isTrue();
+            this.context.getBean(PoolEventPublisher.class).check();
+            checked = true;
+        }
+
+    }
+
+    @Test
     void aListenerThatThrowsIsLoggedAndTheChecksGoOn(CapturedOutput output) {
         this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.queue-timeout=1ns")
             .withBean(Thrower.class)
