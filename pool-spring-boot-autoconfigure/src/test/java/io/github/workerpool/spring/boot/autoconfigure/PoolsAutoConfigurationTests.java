@@ -1216,6 +1216,29 @@ class PoolsAutoConfigurationTests {
             .get(10, TimeUnit.SECONDS);
     }
 
+    @Test
+    void aBadValueIsReportedByThePoolsAnalyzer_beforeBootsBindAnalyzers_whateverTheClasspathOrder() {
+        // Review helper-75: the exception carries Boot's BindException as its cause, and Boot's
+        // analyzers (unordered, like this one was) came first when their jar did.
+        this.runner.withPropertyValues("pools.instances.mail.capacity=abc").run((context) -> {
+            assertThat(context).hasFailed();
+            List<org.springframework.boot.diagnostics.FailureAnalyzer> analyzers = new java.util.ArrayList<>();
+            for (String boots : List.of("org.springframework.boot.diagnostics.analyzer.BindFailureAnalyzer",
+                    "org.springframework.boot.diagnostics.analyzer.UnboundConfigurationPropertyFailureAnalyzer")) {
+                analyzers.add((org.springframework.boot.diagnostics.FailureAnalyzer) org.springframework.beans.BeanUtils
+                    .instantiateClass(org.springframework.util.ClassUtils.forName(boots, null)));
+            }
+            analyzers.add(new PoolConfigurationFailureAnalyzer());
+            org.springframework.core.annotation.AnnotationAwareOrderComparator.sort(analyzers);
+            FailureAnalysis first = analyzers.stream()
+                .map((analyzer) -> analyzer.analyze(context.getStartupFailure()))
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElseThrow();
+            assertThat(first.getAction()).startsWith("Update pools.instances.mail.capacity");
+        });
+    }
+
     static FailureAnalysis analyze(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         FailureAnalysis analysis = new PoolConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
