@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
 import io.github.workerpool.spring.boot.autoconfigure.PoolsAutoConfiguration;
 
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -20,6 +21,12 @@ import org.springframework.core.env.Environment;
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 @ConditionalOnProperty("pools.web-server.pool")
 public final class ReactiveWebServerPoolAutoConfiguration {
+
+    /** Made even with lazy initialization, which would never make a bean that nothing asks for. */
+    @Bean
+    static LazyInitializationExcludeFilter poolsReactiveWebServerPoolRefusalNotLazy() {
+        return (name, definition, type) -> "poolsReactiveWebServerPoolRefusal".equals(name);
+    }
 
     @Bean
     Object poolsReactiveWebServerPoolRefusal(Environment environment) {
