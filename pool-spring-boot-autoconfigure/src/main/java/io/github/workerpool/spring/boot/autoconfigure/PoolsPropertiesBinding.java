@@ -118,7 +118,7 @@ final class PoolsPropertiesBinding {
             catch (BindException ex) {
                 UnboundConfigurationPropertiesException unbound = unbound(ex);
                 if (unbound == null) {
-                    continue; // a bad value: the group's own binding reports it, with its fix
+                    throw badValue(ex, environment); // Boot's own report would say "Update your configuration"
                 }
                 ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
                 String prefix = group.getKey().toString();
@@ -249,6 +249,16 @@ final class PoolsPropertiesBinding {
                                 + (option.equals("capacity") ? " and set pools.defaults.capacity." : "."));
             }
         }
+    }
+
+    /** A value of pools.events.* or pools.web-server.* that does not convert: the property, the value, what it takes. */
+    private static RuntimeException badValue(BindException ex, Environment environment) {
+        ConfigurationPropertyName name = ex.getName();
+        ConfigurationProperty property = (ex.getProperty() != null) ? ex.getProperty() : find(name, environment);
+        Object value = (property != null) ? property.getValue() : null;
+        String where = (property != null && property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+        return new PoolConfigurationException(name.toString(), value, reason(ex, value) + where,
+                "Update " + name + " to such a value, or remove it to keep its default.", ex);
     }
 
     private static RuntimeException translate(BindException ex, Environment environment) {

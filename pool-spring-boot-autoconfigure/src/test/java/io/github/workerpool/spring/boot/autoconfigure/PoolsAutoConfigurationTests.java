@@ -1217,6 +1217,23 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void aBadValueOfTheEventsOrWebServerGroups_namesThePropertyAndWhatItTakes() {
+        // Review helper-75: these groups are bound where they are read, and a value that did not
+        // convert got Boot's "Update your application's configuration".
+        this.runner.withPropertyValues("pools.events.check-interval=1 second").run((context) -> {
+            var analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.events.check-interval").contains("1 second")
+                .contains("expected a duration such as 500ms");
+            assertThat(analysis.getAction()).startsWith("Update pools.events.check-interval to such a value");
+        });
+        this.runner.withPropertyValues("pools.web-server.reserved-threads=two").run((context) -> {
+            var analysis = analyze(context);
+            assertThat(analysis.getDescription()).contains("pools.web-server.reserved-threads")
+                .contains("expected a whole number");
+        });
+    }
+
+    @Test
     void aBadValueIsReportedByThePoolsAnalyzer_beforeBootsBindAnalyzers_whateverTheClasspathOrder() {
         // Review helper-75: the exception carries Boot's BindException as its cause, and Boot's
         // analyzers (unordered, like this one was) came first when their jar did.
