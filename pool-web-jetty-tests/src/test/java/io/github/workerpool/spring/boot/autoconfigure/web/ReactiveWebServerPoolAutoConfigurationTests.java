@@ -32,6 +32,19 @@ class ReactiveWebServerPoolAutoConfigurationTests {
     }
 
     @Test
+    void reactiveApplicationWithThePropertyFailsStartup_withLazyInitializationToo() {
+        // Review helper-75: the refusal was a bean nothing asks for, which lazy initialization never made.
+        new ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ReactiveWebServerPoolAutoConfiguration.class))
+            .withInitializer((context) -> context
+                .addBeanFactoryPostProcessor(new org.springframework.boot.LazyInitializationBeanFactoryPostProcessor()))
+            .withPropertyValues("pools.web-server.pool=http")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(PoolConfigurationException.class));
+    }
+
+    @Test
     void reactiveApplicationWithoutThePropertyStarts() {
         new ReactiveWebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ReactiveWebServerPoolAutoConfiguration.class))
