@@ -151,7 +151,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         long submittedAt = 0L;
         for (;;) {
             for (int k = 0; k < n; k++) {
-                if (pools[(first + k) % n].tryWork(work)) {
+                if (pools[(first + k) % n].tryWork(work, waitingSince != 0L, submittedAt)) {
                     return;
                 }
             }

@@ -287,10 +287,18 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * context per call.
      */
     final boolean tryWork(Object decoratedWork) {
+        return tryWork(decoratedWork, false, 0L);
+    }
+
+    /**
+     * tryWork(); if {@code routed}, the task's submit time is {@code submittedAt} (pool clock): a
+     * MultiPool's caller sent on after waiting in a sub-pool shut down on its own.
+     */
+    final boolean tryWork(Object decoratedWork, boolean routed, long submittedAt) {
         if (state != RUNNING) {
             return false;
         }
-        Object work = stamped(decoratedWork);
+        Object work = !routed ? stamped(decoratedWork) : stampSubmit ? new Timed(decoratedWork, submittedAt) : decoratedWork;
         if (countsOnSubmit) {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }
@@ -608,8 +616,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         if (multi != null && ROUTED.get() == this) {
             // A MultiPool tried every sub-pool before this one's full-pool treatment: the caller
             // (and the listeners, told of the multi-pool) submitted to the multi-pool.
-            return rejected(new PoolOverloadException(multi, "multi-pool '" + multi + "' is full: each of its pools"
-                    + " was tried, and " + message));
+            return rejected(new PoolOverloadException(multi, "multi-pool '" + multi + "' refused the task (each of"
+                    + " its pools was tried): " + message));
         }
         return rejected(new PoolOverloadException(name, message));
     }

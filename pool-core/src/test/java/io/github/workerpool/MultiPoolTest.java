@@ -204,7 +204,7 @@ class MultiPoolTest {
         pools.addListener(heard);
         // Review helper-72: the refusal named the sub-pool tried last, which the caller never named.
         assertThatThrownBy(() -> pools.execute(blocker())).isInstanceOf(PoolOverloadException.class)
-                .hasMessageStartingWith("multi-pool '" + pools.name() + "' is full: each of its pools was tried, and pool '")
+                .hasMessageStartingWith("multi-pool '" + pools.name() + "' refused the task (each of its pools was tried): pool '")
                 .satisfies((e) -> assertThat(((PoolOverloadException) e).getPoolName()).isEqualTo(pools.name()))
                 .satisfies((e) -> assertThat(heard.rejections).containsExactly((PoolOverloadException) e));
         assertThat(heard.pools).containsExactly(pools);
@@ -242,6 +242,64 @@ class MultiPoolTest {
         await().atMost(WAIT).until(() -> pools.stats().completed() == 3);
         assertThat(thrown.get()).isNull();
         assertThat(queued).as("the caller's task, the one started after its wait").containsExactly(TimeUnit.SECONDS.toNanos(1));
+        assertThat(pools.stats().queueTimeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void aRefusalForWantOfAWorkerThread_isTheMultiPools_andDoesNotSayFull() {
+        // Review helper-76: the first wording called every routed refusal "full".
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).threadFactory((r) -> {
+            throw new IllegalStateException("no threads here");
+        }), LoadBalancing.ROUND_ROBIN));
+        assertThatThrownBy(() -> pools.execute(() -> { })).isInstanceOf(PoolOverloadException.class)
+                .hasMessageStartingWith("multi-pool '" + pools.name() + "' refused the task (each of its pools was tried): pool '")
+                .hasMessageContaining("could not create a worker thread")
+                .hasMessageNotContaining("full");
+    }
+
+    @Test
+    void aCallerSentOnToASubPoolWithRoomAlready_countsItsWholeWaitAsQueueTime_too() throws Exception {
+        // Review helper-76: sent on, the caller first tries every sub-pool without waiting, and a
+        // sub-pool with room took the task stamped afresh there.
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000);
+        List<Long> queued = new CopyOnWriteArrayList<>();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(0).clock(clock::get)
+                .disablePurge(true).queueTimeout(Duration.ofMillis(300)), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch[] holds = {new CountDownLatch(1), new CountDownLatch(1)};
+        for (int i = 0; i < 2; i++) {
+            CountDownLatch hold = holds[i];
+            pools.pool(i).execute(() -> Latches.pass(hold));
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            try {
+                pools.execute(ran::countDown);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.waiting() == 1);
+        int w = pools.pool(0).waiting() == 1 ? 0 : 1;
+        pools.addListener(new PoolListener() {
+            @Override
+            public void taskStarted(Pool pool, long queuedNanos) {
+                queued.add(queuedNanos);
+            }
+        });
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1)); // the caller waits a second in sub-pool w
+        holds[1 - w].countDown(); // the other sub-pool has room before the caller is sent on
+        await().atMost(WAIT).until(() -> pools.pool(1 - w).running() == 0);
+
+        pools.pool(w).shutdown();
+        Latches.pass(ran);
+        caller.join(WAIT.toMillis());
+        holds[w].countDown();
+
+        assertThat(thrown.get()).isNull();
+        assertThat(queued).as("the caller's task").containsExactly(TimeUnit.SECONDS.toNanos(1));
         assertThat(pools.stats().queueTimeouts()).isEqualTo(1);
     }
 
