@@ -118,9 +118,18 @@ final class PoolsPropertiesBinding {
             catch (BindException ex) {
                 UnboundConfigurationPropertiesException unbound = unbound(ex);
                 if (unbound == null) {
-                    throw badValue(ex, environment); // Boot's own report would say "Update your configuration"
+                    // Where the group is read, it fails on this value with Boot's "Update your
+                    // configuration": say which value and what it takes. Where it is not (events
+                    // off, no web server pool), the value did nothing, as before.
+                    if (inUse(group.getKey(), environment)) {
+                        throw badValue(ex, environment);
+                    }
+                    continue;
                 }
                 ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
+                if (property.getValue() instanceof CharSequence text && text.toString().isBlank()) {
+                    continue; // an empty value is no value: the group's own binding keeps the default
+                }
                 String prefix = group.getKey().toString();
                 String typed = property.getName().toString().substring(prefix.length() + 1);
                 String meant = closest(typed, options(group.getValue())::iterator);
@@ -249,6 +258,20 @@ final class PoolsPropertiesBinding {
                                 + (option.equals("capacity") ? " and set pools.defaults.capacity." : "."));
             }
         }
+    }
+
+    /**
+     * Whether the group's own binding reads it: pools.events unless pools.events.enabled is set
+     * to anything but true (Boot's condition on it), pools.web-server when pools.web-server.pool
+     * names a pool.
+     */
+    private static boolean inUse(ConfigurationPropertyName group, Environment environment) {
+        if (group.toString().equals("pools.events")) {
+            String enabled = environment.getProperty("pools.events.enabled");
+            return enabled == null || "true".equalsIgnoreCase(enabled.trim());
+        }
+        String pool = environment.getProperty("pools.web-server.pool");
+        return pool != null && !pool.isBlank();
     }
 
     /** A value of pools.events.* or pools.web-server.* that does not convert: the property, the value, what it takes. */

@@ -1226,11 +1226,29 @@ class PoolsAutoConfigurationTests {
                 .contains("expected a duration such as 500ms");
             assertThat(analysis.getAction()).startsWith("Update pools.events.check-interval to such a value");
         });
-        this.runner.withPropertyValues("pools.web-server.reserved-threads=two").run((context) -> {
+        this.runner.withPropertyValues("pools.web-server.pool=mail", "pools.web-server.reserved-threads=two").run((context) -> {
             var analysis = analyze(context);
             assertThat(analysis.getDescription()).contains("pools.web-server.reserved-threads")
                 .contains("expected a whole number");
         });
+    }
+
+    @Test
+    void valuesOfTheEventsOrWebServerGroups_whereTheGroupIsNotRead_orEmpty_stopNothing() {
+        // Review helper-76: the check above must not fail an application that does not read the
+        // group (events off, no web server pool), nor an empty value (Boot's binding keeps the
+        // default for it; ${POOL_EVENTS:} is a common way to write one).
+        for (String[] properties : new String[][] {
+                { "pools.events.enabled=" },
+                { "pools.events.enabled=false", "pools.events.check-interval=1 second" },
+                { "pools.web-server.reserved-threads=two" },
+                { "pools.events.check-interval=" },
+                { "pools.web-server.pool=", "pools.web-server.retry-after=soon" } }) {
+            this.runner.withConfiguration(AutoConfigurations.of(
+                        io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration.class))
+                .withPropertyValues(properties)
+                .run((context) -> assertThat(context).as(String.join(", ", properties)).hasNotFailed());
+        }
     }
 
     @Test
