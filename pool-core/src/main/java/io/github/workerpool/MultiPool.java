@@ -120,7 +120,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             throw e;
         }
         for (WorkerPool p : pools) {
-            p.multiPoolName = base; // its refusals as full, of tasks this multi-pool routed, are the multi-pool's
+            p.multiPoolName = base; // its refusals of tasks this multi-pool routed are the multi-pool's
         }
         MultiPool multi = new MultiPool(base, pools, loadBalancing);
         for (PoolListener l : settings.listeners()) {

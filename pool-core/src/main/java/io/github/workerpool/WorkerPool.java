@@ -271,6 +271,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         return stampSubmit ? new Timed(work, clock.getAsLong()) : work;
     }
 
+    /** stamped(), submitted at the given time (pool clock): a MultiPool's caller sent on keeps its first. */
+    private Object stampedAt(Object work, long submittedAt) {
+        return stampSubmit ? new Timed(work, submittedAt) : work;
+    }
+
     /**
      * Runs the task if a worker or queue slot is free right now, without waiting; returns false,
      * counting nothing, if the pool is full or shut down (also if it shuts down meanwhile). For
@@ -298,7 +303,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         if (state != RUNNING) {
             return false;
         }
-        Object work = !routed ? stamped(decoratedWork) : stampSubmit ? new Timed(decoratedWork, submittedAt) : decoratedWork;
+        Object work = !routed ? stamped(decoratedWork) : stampedAt(decoratedWork, submittedAt);
         if (countsOnSubmit) {
             counters.submitted.increment(); // else the engine counts what does not stay in its queue
         }
@@ -338,7 +343,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         if (s != RUNNING) {
             throw rejectClosed();
         }
-        work = (waitingSince == 0L) ? stamped(work) : stampSubmit ? new Timed(work, submittedAt) : work;
+        work = (waitingSince == 0L) ? stamped(work) : stampedAt(work, submittedAt);
         try {
             if (!engine.dispatch(work, true)) {
                 awaitWorker(work, waitingSince);

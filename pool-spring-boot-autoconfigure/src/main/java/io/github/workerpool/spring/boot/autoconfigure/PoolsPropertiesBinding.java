@@ -120,15 +120,23 @@ final class PoolsPropertiesBinding {
                 if (unbound == null) {
                     // Where the group is read, it fails on this value with Boot's "Update your
                     // configuration": say which value and what it takes. Where it is not (events
-                    // off, no web server pool), the value did nothing, as before.
-                    if (inUse(group.getKey(), environment)) {
+                    // off, no web server pool), the value did nothing, as before; but
+                    // pools.events.enabled is read by the condition that turns events off (empty,
+                    // it is off to Boot, and fine).
+                    if (inUse(group.getKey(), environment) || (ENABLED.equals(ex.getName())
+                            && !blank((ex.getProperty() != null) ? ex.getProperty().getValue() : null, environment))) {
                         throw badValue(ex, environment);
                     }
                     continue;
                 }
-                ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
-                if (property.getValue() instanceof CharSequence text && text.toString().isBlank()) {
-                    continue; // an empty value is no value: the group's own binding keeps the default
+                // An empty value (after its placeholders, such as ${EVENTS_CHECK:}) is no value: the
+                // group's own binding keeps the default. The first other one is a misspelt key.
+                ConfigurationProperty property = unbound.getUnboundProperties().stream()
+                    .filter((p) -> !blank(p.getValue(), environment))
+                    .findFirst()
+                    .orElse(null);
+                if (property == null) {
+                    continue;
                 }
                 String prefix = group.getKey().toString();
                 String typed = property.getName().toString().substring(prefix.length() + 1);
@@ -263,15 +271,23 @@ final class PoolsPropertiesBinding {
     /**
      * Whether the group's own binding reads it: pools.events unless pools.events.enabled is set
      * to anything but true (Boot's condition on it), pools.web-server when pools.web-server.pool
-     * names a pool.
+     * is set.
      */
     private static boolean inUse(ConfigurationPropertyName group, Environment environment) {
         if (group.toString().equals("pools.events")) {
-            String enabled = environment.getProperty("pools.events.enabled");
-            return enabled == null || "true".equalsIgnoreCase(enabled.trim());
+            String enabled = environment.getProperty(ENABLED.toString());
+            return enabled == null || "true".equalsIgnoreCase(enabled); // as Boot's condition reads it
         }
-        String pool = environment.getProperty("pools.web-server.pool");
-        return pool != null && !pool.isBlank();
+        // Set at all, even empty, turns the web server pool's auto-configuration on (Boot's
+        // @ConditionalOnProperty), which then binds the group.
+        return environment.getProperty("pools.web-server.pool") != null;
+    }
+
+    private static final ConfigurationPropertyName ENABLED = ConfigurationPropertyName.of("pools.events.enabled");
+
+    /** Whether a property's value is empty once its placeholders are resolved (${X:} with no X). */
+    private static boolean blank(Object value, Environment environment) {
+        return value instanceof CharSequence text && environment.resolvePlaceholders(text.toString()).isBlank();
     }
 
     /** A value of pools.events.* or pools.web-server.* that does not convert: the property, the value, what it takes. */

@@ -369,11 +369,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             logger.info("Pool '" + name + "' refreshed from pools.*: " + changes);
         }
         // A combination only startup checks (pre-alloc with an unbounded capacity, virtual threads
-        // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told with the
-        // restart-only option that it is about, in one line.
+        // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told in one
+        // line with the change's restart-only options (which of them it is about, the failure says).
         String failure = (settings.capacity() != null) ? restartFailure(settings) : null;
         if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
-            // Which of them the failure is about is the failure's to say: all of them, one line.
             this.restartFailures.put(name, failure);
             boolean one = restartOnly.size() == 1;
             logger.warn("Pool '" + name + "': " + String.join(", ", restartOnly) + (one ? " takes" : " take")

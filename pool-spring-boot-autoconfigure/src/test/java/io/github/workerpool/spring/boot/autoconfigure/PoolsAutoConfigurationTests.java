@@ -1243,12 +1243,24 @@ class PoolsAutoConfigurationTests {
                 { "pools.events.enabled=false", "pools.events.check-interval=1 second" },
                 { "pools.web-server.reserved-threads=two" },
                 { "pools.events.check-interval=" },
-                { "pools.web-server.pool=", "pools.web-server.retry-after=soon" } }) {
+                { "pools.events.check-interval=${EVENTS_CHECK:}", "pools.web-server.retry-after=${RETRY_AFTER:}" },
+                { "pools.web-server.retry-after=soon" } }) {
             this.runner.withConfiguration(AutoConfigurations.of(
                         io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration.class))
                 .withPropertyValues(properties)
                 .run((context) -> assertThat(context).as(String.join(", ", properties)).hasNotFailed());
         }
+        // Review helper-78: but an empty value hides no misspelt key of its group, and a bad
+        // pools.events.enabled (which the condition reads) is refused, not taken for "off".
+        this.runner.withPropertyValues("pools.events.check-interval=", "pools.events.min-intervall=30s")
+            .run((context) -> assertThat(analyze(context).getAction()).contains("Did you mean pools.events.min-interval?"));
+        // pools.web-server.pool set, even empty, turns the web server pool's configuration on (Boot's
+        // @ConditionalOnProperty), which reads the group.
+        this.runner.withPropertyValues("pools.web-server.pool=", "pools.web-server.retry-after=soon")
+            .run((context) -> assertThat(analyze(context).getDescription()).contains("pools.web-server.retry-after"));
+        this.runner.withPropertyValues("pools.events.enabled=ture")
+            .run((context) -> assertThat(analyze(context).getDescription()).contains("pools.events.enabled")
+                .contains("expected true or false"));
     }
 
     @Test
