@@ -111,6 +111,18 @@ final class PoolsPropertiesBinding {
     static void checkGroupsBoundElsewhere(Environment environment) {
         Binder binder = Binder.get(environment);
         for (Map.Entry<ConfigurationPropertyName, Class<?>> group : BOUND_ELSEWHERE_TYPES.entrySet()) {
+            ConfigurationProperty own = find(group.getKey(), environment);
+            if (own != null) {
+                // The group's key with a value of its own (YAML's "events:" with every option
+                // commented out): empty, it is no group to check; else it is no value.
+                if (blank(own.getValue(), environment)) {
+                    continue;
+                }
+                String where = (own.getOrigin() != null) ? " (" + own.getOrigin() + ")" : "";
+                throw new PoolConfigurationException(group.getKey().toString(), own.getValue(),
+                        group.getKey() + " is a group of options, not a value" + where,
+                        "Remove the value of " + group.getKey() + " and set the options under it.");
+            }
             try {
                 binder.bind(group.getKey(), Bindable.of(group.getValue()),
                         new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
@@ -278,9 +290,10 @@ final class PoolsPropertiesBinding {
             String enabled = environment.getProperty(ENABLED.toString());
             return enabled == null || "true".equalsIgnoreCase(enabled); // as Boot's condition reads it
         }
-        // Set at all, even empty, turns the web server pool's auto-configuration on (Boot's
-        // @ConditionalOnProperty), which then binds the group.
-        return environment.getProperty("pools.web-server.pool") != null;
+        // Set at all, even empty, but not false, turns the web server pool's auto-configuration on
+        // in a servlet application (Boot's @ConditionalOnProperty), which then binds the group.
+        String pool = environment.getProperty("pools.web-server.pool");
+        return pool != null && !"false".equalsIgnoreCase(pool);
     }
 
     private static final ConfigurationPropertyName ENABLED = ConfigurationPropertyName.of("pools.events.enabled");

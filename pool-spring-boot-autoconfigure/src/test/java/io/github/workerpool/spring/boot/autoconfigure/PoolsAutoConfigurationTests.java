@@ -1244,7 +1244,11 @@ class PoolsAutoConfigurationTests {
                 { "pools.web-server.reserved-threads=two" },
                 { "pools.events.check-interval=" },
                 { "pools.events.check-interval=${EVENTS_CHECK:}", "pools.web-server.retry-after=${RETRY_AFTER:}" },
-                { "pools.web-server.retry-after=soon" } }) {
+                { "pools.web-server.retry-after=soon" },
+                // Review helper-79: false turns Boot's condition off; an empty group key (YAML's
+                // "events:" with every option commented out) is no group to check.
+                { "pools.web-server.pool=false", "pools.web-server.retry-after=soon" },
+                { "pools.events=", "pools.events.enabled=false" } }) {
             this.runner.withConfiguration(AutoConfigurations.of(
                         io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration.class))
                 .withPropertyValues(properties)
@@ -1258,6 +1262,8 @@ class PoolsAutoConfigurationTests {
         // @ConditionalOnProperty), which reads the group.
         this.runner.withPropertyValues("pools.web-server.pool=", "pools.web-server.retry-after=soon")
             .run((context) -> assertThat(analyze(context).getDescription()).contains("pools.web-server.retry-after"));
+        this.runner.withPropertyValues("pools.events=5")
+            .run((context) -> assertThat(analyze(context).getDescription()).contains("pools.events is a group of options, not a value"));
         this.runner.withPropertyValues("pools.events.enabled=ture")
             .run((context) -> assertThat(analyze(context).getDescription()).contains("pools.events.enabled")
                 .contains("expected true or false"));
