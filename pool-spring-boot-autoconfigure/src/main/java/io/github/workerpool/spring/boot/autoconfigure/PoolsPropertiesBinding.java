@@ -118,7 +118,7 @@ final class PoolsPropertiesBinding {
                 if (blank(own.getValue(), environment)) {
                     continue;
                 }
-                String where = (own.getOrigin() != null) ? " (" + own.getOrigin() + ")" : "";
+                String where = where(own);
                 throw new PoolConfigurationException(group.getKey().toString(), own.getValue(),
                         group.getKey() + " is a group of options, not a value" + where,
                         "Remove the value of " + group.getKey() + " and set the options under it.");
@@ -153,7 +153,7 @@ final class PoolsPropertiesBinding {
                 String prefix = group.getKey().toString();
                 String typed = property.getName().toString().substring(prefix.length() + 1);
                 String meant = closest(typed, options(group.getValue())::iterator);
-                String where = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+                String where = where(property);
                 throw new PoolConfigurationException(property.getName().toString(), property.getValue(),
                         "no option of " + prefix + " has this name" + where,
                         ((meant != null) ? "Did you mean " + prefix + "." + meant + "? Rename it, or remove it."
@@ -186,7 +186,7 @@ final class PoolsPropertiesBinding {
             BindException ex) {
         ConfigurationProperty property = unbound.getUnboundProperties().iterator().next();
         ConfigurationPropertyName name = property.getName();
-        String where = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+        String where = where(property);
         String others = (unbound.getUnboundProperties().size() > 1)
                 ? " Also unknown: " + unbound.getUnboundProperties().stream().skip(1)
                     .map((p) -> p.getName().toString()).toList() + "."
@@ -298,6 +298,11 @@ final class PoolsPropertiesBinding {
 
     private static final ConfigurationPropertyName ENABLED = ConfigurationPropertyName.of("pools.events.enabled");
 
+    /** Where the property was set, as " (origin)" to append to a message; empty if unknown. */
+    private static String where(ConfigurationProperty property) {
+        return (property != null && property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+    }
+
     /** Whether a property's value is empty once its placeholders are resolved (${X:} with no X). */
     private static boolean blank(Object value, Environment environment) {
         return value instanceof CharSequence text && environment.resolvePlaceholders(text.toString()).isBlank();
@@ -308,7 +313,7 @@ final class PoolsPropertiesBinding {
         ConfigurationPropertyName name = ex.getName();
         ConfigurationProperty property = (ex.getProperty() != null) ? ex.getProperty() : find(name, environment);
         Object value = (property != null) ? property.getValue() : null;
-        String where = (property != null && property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
+        String where = where(property);
         return new PoolConfigurationException(name.toString(), value, reason(ex, value) + where,
                 "Update " + name + " to such a value, or remove it to keep its default.", ex);
     }
