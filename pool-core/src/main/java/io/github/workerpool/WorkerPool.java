@@ -453,8 +453,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             Worker replacement = null;
             lock.lock();
             try {
-                w.retired = true;
-                workerCount--;
+                freeSlotLocked(w);
                 if (workers.remove(w)) {
                     engine.workerRemoved(w); // once: a thread that did start after all exits through workerExited
                 }
@@ -1030,8 +1029,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 retire = state != RUNNING && engine.isEmpty() && waiters.isEmpty();
             }
             if (retire) {
-                w.retired = true;
-                workerCount--;
+                freeSlotLocked(w);
             }
             return retire;
         } finally {
@@ -1107,8 +1105,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 // Idle since before a purge that could not take it: leave as if purged. A task
                 // offered after the look above finds the slot free (workerExited starts a worker
                 // if nobody idle or searching will look).
-                w.retired = true;
-                workerCount--;
+                freeSlotLocked(w);
                 return Worker.STOP;
             }
             w.idleSince = clock.getAsLong();
@@ -1136,8 +1133,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         lock.lock();
         try {
             if (!w.retired) {
-                w.retired = true;
-                workerCount--;
+                freeSlotLocked(w);
             }
             if (workers.remove(w)) {
                 engine.workerRemoved(w);
@@ -1194,9 +1190,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Takes an idle worker out of the count, under lock; the caller hands it STOP after unlocking. */
     private void retireIdleLocked(Worker w, List<Worker> out) {
+        freeSlotLocked(w);
+        out.add(w);
+    }
+
+    /** Marks a worker as leaving and gives its slot back, under lock: exactly once per worker. */
+    private void freeSlotLocked(Worker w) {
         w.retired = true;
         workerCount--;
-        out.add(w);
     }
 
     private static void handOffAll(List<Worker> workers, Object signal) {
