@@ -213,8 +213,10 @@ public final class TaskGroup<R> {
         } catch (RuntimeException | Error e) {
             // A rejection, or anything else the executor throws (a task decorator's bug): the
             // task is in the group, so it must end, or awaitAll() would wait for it forever.
-            if (!finish(t, FAILED, null, e)) {
-                return t; // cancelled meanwhile: it ended so, and the rejection does not matter to it
+            if (!finish(t, FAILED, null, e) && !(e instanceof Error)) {
+                // Ended meanwhile (cancelled; or run, if the pool threw after taking it): the
+                // refusal does not matter to it. An Error (out of memory) is thrown still.
+                return t;
             }
             throw e;
         }

@@ -651,6 +651,47 @@ class TaskGroupTest {
     }
 
     @Test
+    void anErrorFromThePoolAfterTheTaskRan_isThrownBySubmit_andTheTaskKeepsItsResult() throws Exception {
+        // Found by a review: the pool may throw after taking the task (an OutOfMemoryError in its
+        // bookkeeping); when the task had ended by then, submit dropped the Error without a word.
+        OutOfMemoryError boom = new OutOfMemoryError("simulated");
+        java.util.concurrent.ExecutorService runsThenThrows = new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                command.run();
+                throw boom;
+            }
+
+            @Override
+            public void shutdown() {
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return List.of();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return false;
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return false;
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) {
+                return true;
+            }
+        };
+        TaskGroup<String> group = TaskGroup.of(runsThenThrows);
+        assertThatThrownBy(() -> group.submit(() -> "ran")).isSameAs(boom);
+        assertThat(group.awaitAll()).containsExactly("ran");
+    }
+
+    @Test
     void aDeadlineTooLongForTheClock_isNoDeadline() throws Exception {
         WorkerPool pool = pool(1);
         TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofSeconds(Long.MAX_VALUE)).build());

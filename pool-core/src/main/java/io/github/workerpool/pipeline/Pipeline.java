@@ -222,13 +222,14 @@ public final class Pipeline implements AutoCloseable {
             throw new IllegalArgumentException("pipeline '" + name + "' has " + limits.length + " stages, so submit needs "
                     + limits.length + " steps (null for a stage with nothing to do), but got " + steps.length);
         }
+        Step[] own = steps.clone(); // before the lock: an OutOfMemoryError here numbers no batch
         Batch b;
         lock.lock();
         try {
             if (closed || nextNumber >= stopFrom) {
                 return false;
             }
-            b = new Batch(nextNumber++, steps.clone(), last);
+            b = new Batch(nextNumber++, own, last);
             last = b;
             submitted++;
             boolean in;
@@ -237,6 +238,14 @@ public final class Pipeline implements AutoCloseable {
             } catch (InterruptedException e) {
                 stopFrom = Math.min(stopFrom, b.number);
                 endLocked(b, Outcome.STOPPED);
+                throw e;
+            } catch (RuntimeException | Error e) {
+                // An Error on the way in (out of memory, a stack overflow in the wait): the batch
+                // has a number, so it must end, or await() and close() would wait for it for ever.
+                if (b.started > 0) {
+                    occupied[0]--;
+                }
+                failAndEndLocked(b, 0, e);
                 throw e;
             }
             if (!in) {
@@ -251,15 +260,21 @@ public final class Pipeline implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             // Refused (no thread could be started), or an Error on the way (OutOfMemoryError): the
             // batch fails at stage 1, so its slot is not held for ever and later batches, await()
-            // and close() go on.
+            // and close() go on; unless a worker already has it (the pool can throw after handing
+            // it over), which runs and ends it: ended twice, it would count twice.
+            boolean ours;
             lock.lock();
             try {
-                occupied[0]--;
-                failAndEndLocked(b, 0, e);
+                ours = !b.claimed;
+                if (ours) {
+                    b.claimed = true;
+                    occupied[0]--;
+                    failAndEndLocked(b, 0, e);
+                }
             } finally {
                 lock.unlock();
             }
-            if (e instanceof RejectedExecutionException) {
+            if (ours && e instanceof RejectedExecutionException) {
                 return false;
             }
             throw e;
@@ -503,6 +518,7 @@ public final class Pipeline implements AutoCloseable {
         final Step[] steps;
         Batch prev;     // guarded by lock; null once not needed
         int started;    // stages entered; guarded by lock
+        boolean claimed; // taken by a worker to run, or by submit to fail; guarded by lock
 
         Batch(long number, Step[] steps, Batch prev) {
             this.number = number;
@@ -559,6 +575,12 @@ public final class Pipeline implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             lock.lock();
             try {
+                if (i == 0) {
+                    if (b.claimed) {
+                        return; // failed by submit: the pool threw after handing it over
+                    }
+                    b.claimed = true;
+                }
                 running[i]++;
             } finally {
                 lock.unlock();
@@ -577,8 +599,12 @@ public final class Pipeline implements AutoCloseable {
             // the batch fails rather than pass a half-done stage on. Cleared either way, so that it
             // never reaches the next step or the wait for the next stage.
             if (Thread.interrupted() && error == null) {
-                error = new InterruptedException("the step of stage " + (i + 1)
-                        + " returned with its thread interrupted: its work may be incomplete");
+                try {
+                    error = new InterruptedException("the step of stage " + (i + 1)
+                            + " returned with its thread interrupted: its work may be incomplete");
+                } catch (Throwable t) { // out of memory: still a failure, and the batch must end
+                    error = t;
+                }
             }
             lock.lock();
             try {
@@ -594,20 +620,24 @@ public final class Pipeline implements AutoCloseable {
                     return;
                 }
                 boolean in;
-                InterruptedException interrupted = null;
+                Throwable failed = null;
                 try {
                     in = enterLocked(b, i + 1);
-                } catch (InterruptedException e) {
-                    // Unreachable as far as the pipeline knows (its pool's lifecycle is its own, and
-                    // the step's interrupt was cleared above); if it happens, the batch fails here,
-                    // in order, rather than stopping without a word.
-                    interrupted = e;
+                } catch (InterruptedException | RuntimeException | Error e) {
+                    // An interrupt is unreachable as far as the pipeline knows (its pool's lifecycle
+                    // is its own, and the step's interrupt was cleared above); an Error (out of
+                    // memory in the wait) is not. Either way the batch fails here, in order, and
+                    // ends, rather than stopping without a word or holding its slots for ever.
+                    if (b.started > i + 1) {
+                        occupied[i + 1]--;
+                    }
+                    failed = e;
                     in = false;
                 }
                 occupied[i]--; // released only now: slot holding
                 changed.signalAll();
-                if (interrupted != null) {
-                    failAndEndLocked(b, i + 1, interrupted);
+                if (failed != null) {
+                    failAndEndLocked(b, i + 1, failed); // await() reports it, as a step's own Error
                     return;
                 }
                 if (!in) {

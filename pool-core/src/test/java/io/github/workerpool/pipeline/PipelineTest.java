@@ -807,4 +807,88 @@ class PipelineTest {
             p.close();
         }
     }
+
+    @Test
+    void anErrorWhileABatchEntersStageOne_failsAndEndsIt_soAwaitAndCloseReturn() throws Exception {
+        // Found by a review: only an interrupt was handled there, so an Error (out of memory, a
+        // stack overflow in the wait) left a numbered batch that never ended, and close() hung.
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("enter-1")).concurrency(1, 1).build();
+        StackOverflowError boom = new StackOverflowError("simulated");
+        p.enterListener = (batch, stage) -> {
+            if (stage == 1) {
+                throw boom;
+            }
+        };
+        assertThatThrownBy(() -> p.submit(() -> { }, () -> { })).isSameAs(boom);
+        p.enterListener = null;
+        assertThatThrownBy(() -> p.await(WAIT)).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.stage()).isEqualTo(1);
+            assertThat(e.getCause()).isSameAs(boom);
+        });
+        Pipeline.Stats s = p.stats();
+        assertThat(s.failed()).isEqualTo(1);
+        assertThat(s.inFlight()).isZero();
+        assertThat(s.stages().get(0).occupied()).isZero();
+        p.close();
+    }
+
+    @Test
+    void anErrorWhileABatchEntersALaterStage_failsAndEndsIt_andFreesItsSlots() throws Exception {
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("enter-2")).concurrency(1, 1).build();
+        StackOverflowError boom = new StackOverflowError("simulated");
+        p.enterListener = (batch, stage) -> {
+            if (stage == 2) {
+                throw boom;
+            }
+        };
+        AtomicBoolean secondStepRan = new AtomicBoolean();
+        assertThat(p.submit(() -> { }, () -> secondStepRan.set(true))).isTrue();
+        assertThatThrownBy(() -> p.await(WAIT)).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.stage()).isEqualTo(2);
+            assertThat(e.getCause()).isSameAs(boom);
+        });
+        p.enterListener = null;
+        assertThat(secondStepRan).isFalse();
+        Pipeline.Stats s = p.stats();
+        assertThat(s.failed()).isEqualTo(1);
+        assertThat(s.inFlight()).isZero();
+        assertThat(s.stages()).allSatisfy(st -> assertThat(st.occupied()).isZero());
+        p.close();
+    }
+
+    @Test
+    void anErrorFromThePoolAfterItTookTheBatch_endsTheBatchOnce() throws Exception {
+        // Found by a review: the pool can throw after handing the batch to a worker (here its
+        // submitted counter, on the submitting thread); submit failed the batch, and the worker ran
+        // and ended it again: counted twice, inFlight -1, stage 1 occupied -1.
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("handed")).concurrency(1, 1).build();
+        java.lang.reflect.Field workers = Pipeline.class.getDeclaredField("workers");
+        workers.setAccessible(true);
+        java.lang.reflect.Field countersField = io.github.workerpool.WorkerPool.class.getDeclaredField("counters");
+        countersField.setAccessible(true);
+        Object counters = countersField.get(workers.get(p));
+        java.lang.reflect.Field submitted = counters.getClass().getDeclaredField("submitted");
+        submitted.setAccessible(true);
+        Thread me = Thread.currentThread();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        OutOfMemoryError boom = new OutOfMemoryError("simulated");
+        submitted.set(counters, new java.util.concurrent.atomic.LongAdder() {
+            @Override
+            public void increment() {
+                if (Thread.currentThread() == me && armed.getAndSet(false)) {
+                    throw boom;
+                }
+                super.increment();
+            }
+        });
+        CountDownLatch ran = new CountDownLatch(1);
+        assertThatThrownBy(() -> p.submit(ran::countDown, () -> { })).isSameAs(boom);
+        assertThat(armed).as("the pool threw where the test meant it to").isFalse();
+        p.close(); // waits for the worker too
+        Pipeline.Stats s = p.stats();
+        assertThat(s.submitted()).isEqualTo(1);
+        assertThat(s.completed() + s.failed() + s.stopped()).as(s.toString()).isEqualTo(1);
+        assertThat(s.inFlight()).isZero();
+        assertThat(s.stages()).allSatisfy(st -> assertThat(st.occupied()).isZero());
+    }
 }
