@@ -500,6 +500,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             Waiters.Waiter waiter = null;
             boolean firstWaiter = false;
             Worker w;
+            Worker toPoll = null;
             boolean toQueue = false;
             lock.lock();
             try {
@@ -509,6 +510,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 w = idle.pop();
                 if (w != null) {
                     idleCount = idle.size();
+                    if (!engine.isEmpty()) {
+                        // Tasks were queued after this worker found the queue empty (it is on its
+                        // way back to them): they go first, and this task behind them, in the
+                        // queue or waiting for room, else one caller's tasks could run out of order.
+                        toPoll = w;
+                        w = null;
+                    }
                 } else {
                     int c = capacity;
                     if (!factoryFailed && (c < 0 || workerCount < c)) {
@@ -555,6 +563,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 }
             } finally {
                 lock.unlock();
+            }
+            if (toPoll != null) {
+                toPoll.handOff(Worker.POLL);
+                continue;
             }
             if (w != null) {
                 w.handOff(task);
@@ -994,8 +1006,15 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (queued != null) {
                 return queued;
             }
+            java.util.function.IntConsumer point = searchPoint;
+            if (point != null) {
+                point.accept(SEARCH_EMPTY_POLL);
+            }
             if (waiters.count() > 0) {
                 Object t = takeWaiterTask();
+                if (t == Worker.POLL) {
+                    continue; // tasks were queued since the poll above: they go first
+                }
                 if (t != null) {
                     engine.tookWaiterTask(w);
                     return t;
@@ -1037,9 +1056,19 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
     }
 
+    /**
+     * The first waiting caller's task, or null if nobody waits; POLL if tasks were queued since
+     * the worker found the queue empty: a caller's task queued then, and its next one waiting
+     * now for room, must run in that order (the waiting ones are let into the queue behind them
+     * as far as it has room).
+     */
     private Object takeWaiterTask() {
         lock.lock();
         try {
+            if (!engine.isEmpty()) {
+                engine.admitWaitersLocked();
+                return Worker.POLL;
+            }
             Waiters.Waiter waiter = waiters.acceptFirst();
             if (waiter == null) {
                 return null;
@@ -1113,6 +1142,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             idleCount = idle.size();
         } finally {
             lock.unlock();
+        }
+        java.util.function.IntConsumer point = searchPoint;
+        if (point != null) {
+            point.accept(SEARCH_IDLE_PUSHED);
         }
         if (!engine.isEmpty()) {
             lock.lock();
@@ -1804,6 +1837,19 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     public PoolConfig config() {
         return config;
     }
+
+    /**
+     * Package-private seam for tests: called by a worker at a point of its search (SEARCH_* below),
+     * so that a test can hold it there while callers act; null in use (a load on paths that
+     * are about to wait anyway).
+     */
+    volatile java.util.function.IntConsumer searchPoint;
+
+    /** {@link #searchPoint}: the worker found the queue empty and has not looked at waiting callers yet. */
+    static final int SEARCH_EMPTY_POLL = 1;
+
+    /** {@link #searchPoint}: the worker is on the idle stack and about to look at the queue once more. */
+    static final int SEARCH_IDLE_PUSHED = 2;
 
     /** Package-private seam for tests: idle workers on the stack or ring, without the spinner. */
     final int idleInStructure() {

@@ -2,6 +2,8 @@ package io.github.workerpool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
@@ -312,5 +314,88 @@ class WorkerPoolRaceTest extends PoolTestSupport {
                 assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             }
         }
+    }
+
+    /**
+     * Holds the pool's worker once at a point of its search ({@link WorkerPool#searchPoint}):
+     * {@code reached} opens when it gets there, and it goes on when {@code release} opens.
+     */
+    private static void holdOnceAt(WorkerPool pool, int point, CountDownLatch reached, CountDownLatch release) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        java.util.function.IntConsumer before = pool.searchPoint;
+        pool.searchPoint = (p) -> {
+            if (before != null) {
+                before.accept(p);
+            }
+            if (p == point && armed.compareAndSet(true, false)) {
+                reached.countDown();
+                hold(release);
+            }
+        };
+    }
+
+    @Test
+    void aCallersTaskThatWaitsForRoom_runsAfterItsQueuedOne_evenIfTheWorkerFoundTheQueueEmptyFirst() throws Exception {
+        // Found by a review: a worker that found the queue empty, then saw a waiting caller, ran
+        // that caller's waiting task before the one it had queued just before (capacity 1: a
+        // single-thread executor's order broken).
+        WorkerPool pool = pool(WorkerPool.builder().name("order-a").capacity(1).queueCapacity(1).spinNanos(0));
+        CountDownLatch gate = new CountDownLatch(1);
+        pool.execute(() -> hold(gate));
+        CountDownLatch atPoint = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holdOnceAt(pool, WorkerPool.SEARCH_EMPTY_POLL, atPoint, release);
+        open(gate);
+        hold(atPoint); // the worker found the queue empty and has not looked at waiting callers
+        List<String> order = new CopyOnWriteArrayList<>();
+        CountDownLatch ran = new CountDownLatch(2);
+        Thread caller = start("caller", () -> {
+            pool.execute(() -> { order.add("A"); ran.countDown(); });   // queued: the queue has room for one
+            pool.execute(() -> { order.add("B"); ran.countDown(); });   // waits for room
+        });
+        awaitUntil("B waits for room", () -> pool.waiting() == 1);
+        open(release);
+        assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        caller.join(TIMEOUT.toMillis());
+        assertThat(order).containsExactly("A", "B");
+    }
+
+    @Test
+    void aCallersTaskIsNotHandedToAWorkerOnItsWayToTheQueue_whileItsQueuedOneWaits() throws Exception {
+        // Found by a review: a worker that found the queue empty went idle; the caller queued A
+        // (nobody idle yet to wake), then B found the queue full, popped the idle worker and
+        // handed B to it, while the worker was on its way back to A: B ran first.
+        WorkerPool pool = pool(WorkerPool.builder().name("order-b").capacity(1).queueCapacity(1).spinNanos(0));
+        CountDownLatch gate = new CountDownLatch(1);
+        pool.execute(() -> hold(gate));
+        CountDownLatch atPoll = new CountDownLatch(1);
+        CountDownLatch releasePoll = new CountDownLatch(1);
+        CountDownLatch atIdle = new CountDownLatch(1);
+        CountDownLatch releaseIdle = new CountDownLatch(1);
+        holdOnceAt(pool, WorkerPool.SEARCH_EMPTY_POLL, atPoll, releasePoll);
+        holdOnceAt(pool, WorkerPool.SEARCH_IDLE_PUSHED, atIdle, releaseIdle);
+        open(gate);
+        hold(atPoll); // found the queue empty: A is queued now, with nobody idle to wake
+        List<String> order = new CopyOnWriteArrayList<>();
+        CountDownLatch ran = new CountDownLatch(2);
+        CountDownLatch queuedA = new CountDownLatch(1);
+        CountDownLatch sendB = new CountDownLatch(1);
+        AtomicBoolean bReturned = new AtomicBoolean();
+        Thread caller = start("caller", () -> {
+            pool.execute(() -> { order.add("A"); ran.countDown(); });
+            open(queuedA);
+            hold(sendB);
+            pool.execute(() -> { order.add("B"); ran.countDown(); });
+            bReturned.set(true);
+        });
+        hold(queuedA);
+        open(releasePoll);
+        hold(atIdle); // on the idle stack, about to look at the queue again
+        open(sendB);
+        awaitUntil("B handed over or waiting", () -> bReturned.get() || pool.waiting() == 1);
+        open(releaseIdle);
+        assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        caller.join(TIMEOUT.toMillis());
+        assertThat(order).containsExactly("A", "B");
     }
 }
