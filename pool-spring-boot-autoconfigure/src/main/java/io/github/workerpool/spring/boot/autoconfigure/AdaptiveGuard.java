@@ -30,7 +30,7 @@ interface AdaptiveGuard {
 
     /** The web server pool's rule, from {@code pools.web-server.*} (read at startup, as they are). */
     static AdaptiveGuard of(Environment environment, ListableBeanFactory beanFactory) {
-        String webServerPool = environment.getProperty("pools.web-server.pool");
+        String webServerPool = PoolsPropertiesBinding.webServerPool(environment);
         if (webServerPool == null || webServerPool.isBlank()) {
             return NONE;
         }

@@ -8,6 +8,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -24,6 +26,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertyResolver;
 
 import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsProperties;
 import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
@@ -290,10 +293,17 @@ final class PoolsPropertiesBinding {
             String enabled = environment.getProperty(ENABLED.toString());
             return enabled == null || "true".equalsIgnoreCase(enabled); // as Boot's condition reads it
         }
-        // Set at all, even empty, but not false, turns the web server pool's auto-configuration on
-        // in a servlet application (Boot's @ConditionalOnProperty), which then binds the group.
+        return webServerPool(environment) != null;
+    }
+
+    /**
+     * pools.web-server.pool as Boot's {@code @ConditionalOnProperty} on it reads it: null if unset
+     * or false (no web server pool), else its value, even empty (the configuration is on then, and
+     * names no pool). Every reader of the property goes through here, so that false is off for all.
+     */
+    static @Nullable String webServerPool(PropertyResolver environment) {
         String pool = environment.getProperty("pools.web-server.pool");
-        return pool != null && !"false".equalsIgnoreCase(pool);
+        return (pool == null || "false".equalsIgnoreCase(pool)) ? null : pool;
     }
 
     private static final ConfigurationPropertyName ENABLED = ConfigurationPropertyName.of("pools.events.enabled");

@@ -18,7 +18,6 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
@@ -210,7 +209,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         tellRestartFailure("pools.default-pool",
                 missingPoolFailure("pools.default-pool", properties.getDefaultPool(), properties));
         tellRestartFailure("pools.web-server.pool", missingPoolFailure("pools.web-server.pool",
-                Binder.get(this.environment).bind("pools.web-server.pool", String.class).orElse(null), properties));
+                PoolsPropertiesBinding.webServerPool(this.environment), properties));
         if (keys.stream().anyMatch((key) -> isUnder(key, WEB_SERVER))) {
             logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
                     + "under pools.instances");

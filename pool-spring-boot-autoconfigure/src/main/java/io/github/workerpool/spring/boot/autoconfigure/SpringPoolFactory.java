@@ -163,7 +163,7 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
         if (this.webServerPoolNames == null) {
             // The pool's name and its other spellings (its aliases, as WebServerPool takes them),
             // found once for all the pools.
-            String named = this.environment.getProperty("pools.web-server.pool");
+            String named = PoolsPropertiesBinding.webServerPool(this.environment);
             this.webServerPoolNames = (named == null) ? Set.of()
                     : PoolsRegistrar.forms(properties().getInstances().keySet()).values().stream()
                         .filter((names) -> names.contains(named))

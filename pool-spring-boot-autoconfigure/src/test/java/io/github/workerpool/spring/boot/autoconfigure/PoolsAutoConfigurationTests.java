@@ -1248,6 +1248,9 @@ class PoolsAutoConfigurationTests {
                 // Review helper-79: false turns Boot's condition off; an empty group key (YAML's
                 // "events:" with every option commented out) is no group to check.
                 { "pools.web-server.pool=false", "pools.web-server.retry-after=soon" },
+                // Review helper-82: nor does the adaptive rule of the web server's pool, which read
+                // reserved-threads for a pool named 'false' (Spring's bare conversion error).
+                { "pools.web-server.pool=false", "pools.web-server.reserved-threads=two" },
                 { "pools.events=", "pools.events.enabled=false" } }) {
             this.runner.withConfiguration(AutoConfigurations.of(
                         io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration.class))

@@ -491,6 +491,17 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aWebServerPoolOfFalse_isNoPoolARestartWouldMiss(CapturedOutput output) {
+        // Review helper-82: false turns the web server pool off (Boot's condition), but a refresh
+        // warned that a restart would fail for want of a pool named 'false'.
+        this.runner.withPropertyValues("pools.web-server.pool=false").run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.capacity", "3"));
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(3);
+            assertThat(output).doesNotContain("pools.web-server.pool").doesNotContain("no pool named 'false'");
+        });
+    }
+
+    @Test
     void restartOnlySettings_inAnotherFormOrFromAPlaceholder_areWarnedToTakeARestart(CapturedOutput output) {
         // Found by a review: only the exact keys pools.default-pool, pools.web-server.* and
         // pools.events.* were recognized.
