@@ -92,6 +92,13 @@ abstract class Engine {
     /** Queues waiting callers' tasks while the queue has room; under the pool's lock. */
     abstract void admitWaitersLocked();
 
+    /**
+     * Takes the first queued task out for an idle worker that a caller popped (the worker gets it
+     * instead of the caller's task), letting waiting callers into the room it frees; null if the
+     * queue is empty. Under the lock.
+     */
+    abstract Object takeFirstLocked();
+
     /** A worker was created; under the pool's lock. */
     abstract void workerAdded(Worker w);
 

@@ -270,6 +270,11 @@ final class HandOffEngine extends Engine {
     }
 
     @Override
+    Object takeFirstLocked() {
+        return null; // no queue
+    }
+
+    @Override
     int queued() {
         return 0;
     }

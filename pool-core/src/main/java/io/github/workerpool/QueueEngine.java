@@ -446,6 +446,16 @@ final class QueueEngine extends Engine {
     }
 
     @Override
+    Object takeFirstLocked() {
+        Object t = queue.poll();
+        if (t != null) {
+            uncount(); // the worker it goes to did not poll it
+            admitWaitersLocked();
+        }
+        return t;
+    }
+
+    @Override
     void admitWaitersLocked() {
         if (!unbounded) {
             while (admitWaiterLocked()) {

@@ -182,6 +182,8 @@ public final class TaskGroup<R> {
      * @throws RejectedExecutionException if the pool refuses the task (the handle, recorded in the
      *         group, fails with the same exception), unless the group stopped meanwhile (the handle
      *         is then cancelled)
+     * @throws Error what the pool threw (out of memory), even if the task ended meanwhile, ran or
+     *         cancelled; otherwise the handle fails with it
      */
     public Task<R> submit(Work<R> work) {
         Objects.requireNonNull(work, "work");

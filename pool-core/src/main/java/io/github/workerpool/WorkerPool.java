@@ -500,7 +500,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             Waiters.Waiter waiter = null;
             boolean firstWaiter = false;
             Worker w;
-            Worker toPoll = null;
+            Object head = null;
             boolean toQueue = false;
             lock.lock();
             try {
@@ -510,13 +510,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 w = idle.pop();
                 if (w != null) {
                     idleCount = idle.size();
-                    if (!engine.isEmpty()) {
-                        // Tasks were queued after this worker found the queue empty (it is on its
-                        // way back to them): they go first, and this task behind them, in the
-                        // queue or waiting for room, else one caller's tasks could run out of order.
-                        toPoll = w;
-                        w = null;
-                    }
+                    // Tasks were queued after this worker found the queue empty (it is on its way
+                    // back to them): it gets the first of them, and this task goes behind them
+                    // (into the room that frees), else one caller's tasks could run out of order.
+                    head = engine.takeFirstLocked();
                 } else {
                     int c = capacity;
                     if (!factoryFailed && (c < 0 || workerCount < c)) {
@@ -564,11 +561,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             } finally {
                 lock.unlock();
             }
-            if (toPoll != null) {
-                toPoll.handOff(Worker.POLL);
-                continue;
-            }
             if (w != null) {
+                if (head != null) {
+                    w.handOff(head);
+                    continue;
+                }
                 w.handOff(task);
                 return;
             }

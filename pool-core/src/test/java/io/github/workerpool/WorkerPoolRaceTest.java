@@ -365,7 +365,20 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         // Found by a review: a worker that found the queue empty went idle; the caller queued A
         // (nobody idle yet to wake), then B found the queue full, popped the idle worker and
         // handed B to it, while the worker was on its way back to A: B ran first.
-        WorkerPool pool = pool(WorkerPool.builder().name("order-b").capacity(1).queueCapacity(1).spinNanos(0));
+        popsAnIdleWorkerWhileItsQueuedTaskWaits(false);
+    }
+
+    @Test
+    void aNonblockingPoolWithAnIdleWorker_takesTheTask_andKeepsTheCallersOrder() throws Exception {
+        // Review helper-84 of the fix above: sending the popped worker back to the queue left the
+        // caller's task no worker and no room, so a nonblocking pool refused it with a worker idle.
+        // The worker takes the first queued task instead, and the task goes into the room it frees.
+        popsAnIdleWorkerWhileItsQueuedTaskWaits(true);
+    }
+
+    private void popsAnIdleWorkerWhileItsQueuedTaskWaits(boolean nonblocking) throws Exception {
+        WorkerPool pool = pool(WorkerPool.builder().name("order-b").capacity(1).queueCapacity(1).spinNanos(0)
+                .nonblocking(nonblocking));
         CountDownLatch gate = new CountDownLatch(1);
         pool.execute(() -> hold(gate));
         CountDownLatch atPoll = new CountDownLatch(1);
@@ -381,21 +394,27 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         CountDownLatch queuedA = new CountDownLatch(1);
         CountDownLatch sendB = new CountDownLatch(1);
         AtomicBoolean bReturned = new AtomicBoolean();
+        AtomicReference<Throwable> bThrew = new AtomicReference<>();
         Thread caller = start("caller", () -> {
             pool.execute(() -> { order.add("A"); ran.countDown(); });
             open(queuedA);
             hold(sendB);
-            pool.execute(() -> { order.add("B"); ran.countDown(); });
+            try {
+                pool.execute(() -> { order.add("B"); ran.countDown(); });
+            } catch (Throwable t) {
+                bThrew.set(t);
+            }
             bReturned.set(true);
         });
         hold(queuedA);
         open(releasePoll);
         hold(atIdle); // on the idle stack, about to look at the queue again
         open(sendB);
-        awaitUntil("B handed over or waiting", () -> bReturned.get() || pool.waiting() == 1);
+        awaitUntil("B handed over, queued or waiting", () -> bReturned.get() || pool.waiting() == 1);
         open(releaseIdle);
-        assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         caller.join(TIMEOUT.toMillis());
+        assertThat(bThrew.get()).as("B refused").isNull();
+        assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("A", "B");
     }
 }

@@ -274,8 +274,8 @@ public final class Pipeline implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            if (ours && e instanceof RejectedExecutionException) {
-                return false;
+            if (e instanceof RejectedExecutionException) {
+                return !ours; // refused, or refused after a worker took it: admitted then, and it runs
             }
             throw e;
         }
@@ -557,6 +557,11 @@ public final class Pipeline implements AutoCloseable {
                 changed.await();
             }
         } finally {
+            if (!lock.isHeldByCurrentThread()) {
+                // An Error (a stack overflow) left the wait without the lock it gives back: take
+                // it, so that the caller frees the batch's slots and ends it under the lock.
+                lock.lock();
+            }
             waiting[i]--;
         }
     }

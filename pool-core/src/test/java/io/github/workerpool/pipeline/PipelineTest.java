@@ -891,4 +891,39 @@ class PipelineTest {
         assertThat(s.inFlight()).isZero();
         assertThat(s.stages()).allSatisfy(st -> assertThat(st.occupied()).isZero());
     }
+
+    @Test
+    void aRefusalFromThePoolAfterAWorkerTookTheBatch_isNoRefusal_theBatchRuns() throws Exception {
+        // Review helper-84: submit threw the refusal (or returned false) for a batch a worker
+        // already ran. The worker claims it first here: the pool's counter throws only once the
+        // batch's first step runs.
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("refused-late")).concurrency(1, 1).build();
+        java.lang.reflect.Field workers = Pipeline.class.getDeclaredField("workers");
+        workers.setAccessible(true);
+        java.lang.reflect.Field countersField = io.github.workerpool.WorkerPool.class.getDeclaredField("counters");
+        countersField.setAccessible(true);
+        Object counters = countersField.get(workers.get(p));
+        java.lang.reflect.Field submitted = counters.getClass().getDeclaredField("submitted");
+        submitted.setAccessible(true);
+        Thread me = Thread.currentThread();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        CountDownLatch firstStepRuns = new CountDownLatch(1);
+        submitted.set(counters, new java.util.concurrent.atomic.LongAdder() {
+            @Override
+            public void increment() {
+                if (Thread.currentThread() == me && armed.getAndSet(false)) {
+                    Latches.pass(firstStepRuns);
+                    throw new java.util.concurrent.RejectedExecutionException("simulated, after the hand-off");
+                }
+                super.increment();
+            }
+        });
+        assertThat(p.submit(firstStepRuns::countDown, () -> { })).isTrue();
+        assertThat(armed).as("the pool threw where the test meant it to").isFalse();
+        p.await(WAIT);
+        Pipeline.Stats s = p.stats();
+        assertThat(s.completed()).as(s.toString()).isEqualTo(1);
+        assertThat(s.failed() + s.stopped()).isZero();
+        p.close();
+    }
 }
