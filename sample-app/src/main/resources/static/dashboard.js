@@ -183,9 +183,12 @@ function show(el, pool) {
 
 function record(name, pool, seconds) {
   const chart = charts.get(name);
-  const previous = lastRejected.has(name) ? lastRejected.get(name) : pool.rejected;
-  lastRejected.set(name, pool.rejected);
-  const sample = { ...pool, rejected: Math.max(0, pool.rejected - previous) };
+  // Per second of the time since the last sample: polls are late in a background tab, or fail.
+  const previous = lastRejected.get(name);
+  lastRejected.set(name, { rejected: pool.rejected, seconds });
+  const elapsed = previous ? seconds - previous.seconds : 0;
+  const rate = elapsed > 0 ? Math.max(0, pool.rejected - previous.rejected) / elapsed : 0;
+  const sample = { ...pool, rejected: Math.round(rate * 10) / 10 };
   // An unbounded pool reports capacity -1: a gap, not a line at -1.
   if (sample.capacity < 0) sample.capacity = null;
   chart.data[0].push(seconds);
@@ -316,10 +319,23 @@ function init() {
       pollEtl();
     });
   }
-  pollPools();
-  pollEtl();
-  setInterval(pollPools, POLL_MS);
-  setInterval(pollEtl, POLL_MS);
+  every(POLL_MS, pollPools);
+  every(POLL_MS, pollEtl);
+}
+
+/**
+ * Runs the poll now and again `ms` after each one ends: a slow server never has polls piling up
+ * on the browser's few connections to it (which the buttons' POSTs need too).
+ */
+function every(ms, poll) {
+  const next = async () => {
+    try {
+      await poll();
+    } finally {
+      setTimeout(next, ms);
+    }
+  };
+  next();
 }
 
 // For other scripts on the page: the charts by pool name, and a POST that carries the login and the CSRF token.

@@ -158,6 +158,23 @@ class DashboardBrowserTests extends BrowserTestSupport {
         assertThat(http.get("/etl/progress").json().get("rowsDone").asLong()).isEqualTo(SampleAppTestSupport.ROWS);
     }
 
+    @Test
+    void rejectedPerSecond_isPerSecondOfTheTimeBetweenSamples() {
+        // Found by a review: it was the rejections since the last poll, however long ago (a failed
+        // poll, a background tab's slowed timer: 60 s read as 600 "per second").
+        TestHttp http = http();
+        this.browser.get(http.base() + "/dashboard");
+        WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
+        wait.until((d) -> samples("mail") >= 1);
+        // Two samples 60 s apart, in one script: no poll of the page's own comes between them.
+        this.browser.executeScript("""
+                const pool = { capacity: 8, running: 0, idle: 0, waiting: 0, queued: 0, rejected: 1000, completed: 0 };
+                record('mail', pool, 4e9);
+                record('mail', { ...pool, rejected: 1600 }, 4e9 + 60);
+                """);
+        assertThat(lastOf("mail", "rejected / s")).isEqualTo(10);
+    }
+
     /** Batches the ETL pipeline's pool has run so far, by its executor timer. */
     private static double pipelineSteps(TestHttp http) {
         return http.get("/actuator/metrics/executor?tag=name:etl-pipeline").json().get("measurements").get(0)

@@ -86,6 +86,31 @@ class EtlResumeAfterKillIntegrationTests {
         EtlAudit.of(second.getBean(JdbcTemplate.class)).assertComplete(SampleAppTestSupport.ROWS, SampleAppTestSupport.BATCH);
     }
 
+    @Test
+    void jobStopped_thenShutDownWhileItsBatchesDrain_staysStoppedAtTheNextStart() throws Exception {
+        // Found by a review: the shutdown, coming while a Stop drained the batches in flight, left
+        // the recorded state RUNNING, so the next start resumed a job the user had stopped.
+        ConfigurableApplicationContext first = start(StuckNlp.class);
+        TestHttp http = http(first);
+        StuckNlp stuck = first.getBean(StuckNlp.class);
+        assertThat(http.post("/etl/start").status()).isEqualTo(202);
+        assertThat(stuck.reached.await(60, TimeUnit.SECONDS)).as("the job reached review " + STUCK_ID).isTrue();
+        assertThat(http.post("/etl/stop").status()).isEqualTo(202);
+        EtlJob job = first.getBean(EtlJob.class);
+        assertThat(job.state()).isEqualTo(EtlJob.State.STOPPING); // draining: held by the stuck call
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+        await().atMost(PATIENCE).until(() -> Boolean.TRUE.equals(
+                org.springframework.test.util.ReflectionTestUtils.getField(job, "shuttingDown")));
+        stuck.release.countDown();
+        closing.get(60, TimeUnit.SECONDS);
+        this.contexts.remove(first);
+        assertThat(jdbc().queryForObject("SELECT state FROM etl_checkpoint", String.class)).isEqualTo("STOPPED");
+
+        ConfigurableApplicationContext second = start();
+        assertThat(http(second).get("/etl/progress").json().get("state").asString())
+            .as("not resumed on its own").isEqualTo("STOPPED");
+    }
+
     private ConfigurableApplicationContext start(Class<?>... extra) {
         List<Class<?>> sources = new ArrayList<>(List.of(SampleApplication.class));
         sources.addAll(List.of(extra));

@@ -102,6 +102,11 @@ class DemoController {
         return ResponseEntity.badRequest().body(Map.of("error", ex.getMessage()));
     }
 
+    @ExceptionHandler(LoadDriver.Busy.class)
+    ResponseEntity<Map<String, String>> busy(LoadDriver.Busy ex) {
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).body(Map.of("error", ex.getMessage()));
+    }
+
     private static void check(String name, int value, int max) {
         if (value < 1 || value > max) {
             throw new IllegalArgumentException(name + " must be between 1 and " + max + ", but was " + value);

@@ -75,6 +75,9 @@ class HttpOverloadController {
         if (this.port < 0) {
             throw new IllegalStateException("the web server has not started yet");
         }
+        // Built before the burst counts as running: an address it cannot make a request of is a
+        // 400, and the next burst may start (it was left running, and every later one a 409).
+        HttpRequest request = HttpRequest.newBuilder(selfUri(ms)).timeout(Duration.ofMillis(ms + 10_000L)).GET().build();
         Overload overload = new Overload(requests, ms);
         Overload previous = this.last.get();
         if (previous != null && !previous.done()) {
@@ -83,21 +86,35 @@ class HttpOverloadController {
         if (!this.last.compareAndSet(previous, overload)) {
             return ResponseEntity.status(HttpStatus.CONFLICT).body(this.last.get().view());
         }
-        String address = this.environment.getProperty("server.address", "");
-        String host = (address.isEmpty() || address.equals("0.0.0.0") || address.equals("::")) ? "127.0.0.1" : address;
-        URI uri = URI.create("http://" + host + ":" + this.port + "/demo/http/slow?ms=" + ms);
         List<CompletableFuture<Void>> sent = new ArrayList<>();
-        for (int i = 0; i < requests; i++) {
-            HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(ms + 10_000L)).GET().build();
-            sent.add(this.client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .handle((response, failure) -> {
-                    overload.record(response, failure);
-                    return null;
-                }));
+        try {
+            for (int i = 0; i < requests; i++) {
+                sent.add(this.client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                    .handle((response, failure) -> {
+                        overload.record(response, failure);
+                        return null;
+                    }));
+            }
         }
-        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
-            .whenComplete((ok, failure) -> overload.finish());
+        finally {
+            // Ends when the requests sent so far end, even if sending the rest threw.
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+                .whenComplete((ok, failure) -> overload.finish());
+        }
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(overload.view());
+    }
+
+    /**
+     * This application's own slow endpoint, at the address it listens on (loopback if it listens
+     * on every address; an IPv6 literal in brackets).
+     */
+    private URI selfUri(int ms) {
+        String address = this.environment.getProperty("server.address", "").trim();
+        String host = switch (address) {
+            case "", "0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0" -> "127.0.0.1";
+            default -> (address.contains(":") && !address.startsWith("[")) ? "[" + address + "]" : address;
+        };
+        return URI.create("http://" + host + ":" + this.port + "/demo/http/slow?ms=" + ms);
     }
 
     /** The last burst, or 404 before the first. */

@@ -1,11 +1,15 @@
 package io.github.workerpool.sample.demo;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
@@ -13,9 +17,17 @@ import org.springframework.stereotype.Component;
  * dashboard sees callers wait ({@code waiting}) and get rejected, not only tasks queue.
  */
 @Component
-class LoadDriver {
+class LoadDriver implements SmartLifecycle {
 
     private static final int KEPT_RUNS = 20;
+
+    /** Caller threads of all runs at once: more runs are refused until some end (each may have 64). */
+    static final int MAX_CALLERS = 256;
+
+    /** The callers still going, whether their run is still listed or not. */
+    private final Set<Thread> callers = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean running = true;
 
     private static final long REJECTED_BACKOFF_MILLIS = 50;
 
@@ -34,42 +46,98 @@ class LoadDriver {
      * @return the run, whose counts grow as the callers go
      */
     LoadRun start(String pool, int count, int callers, Call call) {
-        LoadRun run = new LoadRun(this.ids.incrementAndGet(), pool, count, callers);
+        LoadRun run;
+        List<Thread> threads = new ArrayList<>();
         synchronized (this.runs) {
+            if (!this.running) {
+                throw new Busy("the application is stopping: no new load runs");
+            }
+            int going = this.callers.size();
+            if (going + callers > MAX_CALLERS) {
+                throw new Busy(going + " callers of earlier runs are still going and " + callers + " more would pass "
+                        + MAX_CALLERS + "; wait for a run to end (GET /demo/runs), or ask for fewer callers");
+            }
+            run = new LoadRun(this.ids.incrementAndGet(), pool, count, callers);
             this.runs.addFirst(run);
             while (this.runs.size() > KEPT_RUNS) {
                 this.runs.removeLast();
             }
-        }
-        AtomicInteger next = new AtomicInteger();
-        for (int c = 1; c <= callers; c++) {
-            Thread caller = new Thread(() -> {
-                for (int n = next.incrementAndGet(); n <= count; n = next.incrementAndGet()) {
+            AtomicInteger next = new AtomicInteger();
+            for (int c = 1; c <= callers; c++) {
+                Thread caller = new Thread(() -> {
                     try {
-                        call.submit(n);
-                        run.accepted.incrementAndGet();
+                        callUntilDone(run, next, call);
                     }
-                    catch (RejectedExecutionException ex) { // Spring's TaskRejectedException too
-                        run.rejected.incrementAndGet();
-                        try {
-                            Thread.sleep(REJECTED_BACKOFF_MILLIS); // as a polite client would, before trying again
-                        }
-                        catch (InterruptedException ie) {
-                            return;
-                        }
+                    finally {
+                        this.callers.remove(Thread.currentThread());
                     }
-                    catch (InterruptedException ex) {
-                        return;
-                    }
-                    catch (Exception ex) {
-                        run.failed.incrementAndGet();
-                    }
-                }
-            }, "load-" + pool + "-" + run.id + "-" + c);
-            caller.setDaemon(true);
-            caller.start();
+                }, "load-" + pool + "-" + run.id + "-" + c);
+                caller.setDaemon(true);
+                threads.add(caller);
+            }
+            this.callers.addAll(threads); // counted before they start: the next run's check sees them
         }
+        threads.forEach(Thread::start); // one that a stop interrupted before its start sees it stopped
         return run;
+    }
+
+    private void callUntilDone(LoadRun run, AtomicInteger next, Call call) {
+        for (int n = next.incrementAndGet(); n <= run.count && this.running; n = next.incrementAndGet()) {
+            try {
+                call.submit(n);
+                run.accepted.incrementAndGet();
+            }
+            catch (RejectedExecutionException ex) { // Spring's TaskRejectedException too
+                run.rejected.incrementAndGet();
+                try {
+                    Thread.sleep(REJECTED_BACKOFF_MILLIS); // as a polite client would, before trying again
+                }
+                catch (InterruptedException ie) {
+                    return;
+                }
+            }
+            catch (InterruptedException ex) {
+                return;
+            }
+            catch (Exception ex) {
+                run.failed.incrementAndGet();
+            }
+        }
+    }
+
+    /** Caller threads still going, of all runs. */
+    int callers() {
+        return this.callers.size();
+    }
+
+    /** Accepts runs again (a context started again after a stop). */
+    @Override
+    public void start() {
+        this.running = true;
+    }
+
+    /**
+     * Ends every run's callers as the application stops, before the pools do (the default phase
+     * stops first): they would go on calling closed pools for minutes, each call refused.
+     */
+    @Override
+    public void stop() {
+        synchronized (this.runs) {
+            this.running = false;
+        }
+        this.callers.forEach(Thread::interrupt);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /** A run refused: too many callers going, or the application stopping. */
+    static final class Busy extends RuntimeException {
+        Busy(String message) {
+            super(message);
+        }
     }
 
     /** Returns the most recent runs, newest first. */

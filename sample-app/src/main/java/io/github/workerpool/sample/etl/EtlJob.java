@@ -78,6 +78,9 @@ public class EtlJob implements DisposableBean {
 
     private volatile boolean stopRequested;
 
+    /** Stop was asked for (POST /etl/stop), not only the application's shutdown: the run is recorded STOPPED. */
+    private volatile boolean stoppedByUser;
+
     private volatile boolean shuttingDown;
 
     private volatile String error;
@@ -174,6 +177,7 @@ public class EtlJob implements DisposableBean {
             }
             this.checkpoint.state(JdbcCheckpoint.State.RUNNING);
             this.stopRequested = false;
+            this.stoppedByUser = false;
             this.error = null;
             this.startedAt = Instant.now();
             this.rowsAtStart = this.checkpoint.rowsDone();
@@ -204,6 +208,7 @@ public class EtlJob implements DisposableBean {
                 return "the ETL job is not running (" + this.state.name().toLowerCase() + ")";
             }
             this.stopRequested = true;
+            this.stoppedByUser = true;
             this.state = State.STOPPING;
             return null;
         }
@@ -305,8 +310,9 @@ public class EtlJob implements DisposableBean {
                 this.checkpoint.state(JdbcCheckpoint.State.DONE);
                 logger.info("ETL job done: {}", this.checkpoint.load().orElse(EtlCheckpoint.START));
             }
-            else if (this.shuttingDown) {
-                // Leave the recorded state RUNNING: the next start resumes from the checkpoint.
+            else if (this.shuttingDown && !this.stoppedByUser) {
+                // Leave the recorded state RUNNING: the next start resumes from the checkpoint. Not
+                // after a Stop that the shutdown came in the middle of: that run stays stopped.
                 this.state = State.STOPPED;
                 logger.info("ETL job interrupted by shutdown at {}; it resumes at the next start",
                         this.checkpoint.load().orElse(EtlCheckpoint.START));
