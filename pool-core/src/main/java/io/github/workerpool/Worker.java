@@ -98,6 +98,9 @@ final class Worker implements Runnable {
 
     @Override
     public void run() {
+        if (thread != Thread.currentThread()) {
+            return; // started by a thread factory that it was handed to, not by the pool (see newWorkerLocked)
+        }
         pool.runWorker(this);
     }
 

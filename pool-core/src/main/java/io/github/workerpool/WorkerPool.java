@@ -412,6 +412,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             t = threadFactory.newThread(w);
             if (t == null) {
                 failure = new IllegalStateException("the thread factory returned null");
+            } else if (t.getState() != Thread.State.NEW) {
+                // Started already, maybe running this worker: it finds itself no worker's thread
+                // (Worker.run) and ends, so the task runs once, on a thread the pool counts.
+                failure = new IllegalStateException("the thread factory returned a thread already started ("
+                        + t + "); it must return new threads, as ThreadFactory says");
             }
         } catch (RuntimeException | Error e) {
             t = null;
@@ -1246,7 +1251,16 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         long now = clock.getAsLong();
         List<Worker> stopped = new ArrayList<>();
         Worker drainer;
-        lock.lock();
+        try {
+            // Not lock(): the purger's one thread serves every pool, and this pool's lock may be
+            // held for long (its thread factory blocking under it); the next check tries again.
+            if (!lock.tryLock(PURGE_LOCK_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                return 0;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
         try {
             for (Worker w; (w = idle.oldest()) != null && now - w.idleSince >= expiryNanos; ) {
                 idle.pollOldest();
@@ -1847,6 +1861,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** {@link #searchPoint}: the worker is on the idle stack and about to look at the queue once more. */
     static final int SEARCH_IDLE_PUSHED = 2;
+
+    /** How long an expiry check waits for the pool's lock before it leaves the pool to the next one. */
+    static final long PURGE_LOCK_WAIT_MILLIS = 10;
 
     /** Package-private seam for tests: idle workers on the stack or ring, without the spinner. */
     final int idleInStructure() {

@@ -417,4 +417,70 @@ class WorkerPoolRaceTest extends PoolTestSupport {
         assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("A", "B");
     }
+
+    @Test
+    void aThreadFactoryBlockingInOnePool_doesNotStopAnotherPoolsExpiry() throws Exception {
+        // Review helper-87: the purger's one thread waited for pool A's lock, which A held while its
+        // thread factory blocked: idle workers of every pool stopped expiring.
+        CountDownLatch inFactory = new CountDownLatch(1);
+        CountDownLatch releaseFactory = new CountDownLatch(1);
+        CountDownLatch hold = new CountDownLatch(1);
+        AtomicInteger made = new AtomicInteger();
+        WorkerPool a = pool(WorkerPool.builder().name("blocked-factory").capacity(2).expiry(java.time.Duration.ofMillis(5))
+                .threadFactory((r) -> {
+                    if (made.incrementAndGet() == 2) {
+                        inFactory.countDown();
+                        try { // longer than the wait below: the lock stays held until the test lets go
+                            releaseFactory.await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return new Thread(r);
+                }));
+        WorkerPool b = pool(WorkerPool.builder().name("expiring").capacity(1).expiry(java.time.Duration.ofMillis(50)));
+        try {
+            a.execute(() -> hold(hold));
+            Thread second = start("second-worker", () -> a.execute(() -> { })); // A's factory blocks under A's lock
+            hold(inFactory);
+            CountDownLatch ran = new CountDownLatch(1);
+            b.execute(ran::countDown);
+            assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            // Expiry 50 ms, checked every 25 ms: 5 s is far more than it needs.
+            org.awaitility.Awaitility.await("B's worker expired while A's factory blocks").atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> b.idle() == 0 && b.running() == 0);
+            open(releaseFactory);
+            second.join(TIMEOUT.toMillis());
+        } finally {
+            open(releaseFactory);
+            open(hold);
+        }
+    }
+
+    @Test
+    void aThreadFactoryThatReturnsStartedThreads_runsNoTaskOnThem_andIsNamedInTheRefusal() throws Exception {
+        // Review helper-87: the started thread ran the worker, and so its first task; start() then
+        // threw, the caller got the task back and it ran again, on a worker nobody counted.
+        AtomicInteger runs = new AtomicInteger();
+        List<Thread> rogue = new CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(WorkerPool.builder().name("rogue").capacity(1).threadFactory((r) -> {
+            Thread t = new Thread(r);
+            t.start();
+            rogue.add(t);
+            return t;
+        }));
+        Throwable refused = null;
+        try {
+            pool.execute(runs::incrementAndGet);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            refused = e;
+        }
+        assertThat(refused).as("no worker could be made").isNotNull();
+        for (Thread t : rogue) {
+            t.join(TIMEOUT.toMillis());
+            assertThat(t.isAlive()).isFalse();
+        }
+        assertThat(runs.get()).as("the task ran on a thread the pool does not count").isZero();
+        assertThat(pool.running() + pool.idle()).isZero();
+    }
 }
