@@ -15,6 +15,7 @@ const SERIES = [ // the lines of every chart; rejected is a rate, on its own axi
   { key: 'rejected', label: 'rejected / s', stroke: '#dc2626', scale: 'rate' },
 ];
 const CHART_HEIGHT = 170;
+const POLL_TIMEOUT_MS = 10000; // a poll that takes longer is abandoned, so polling goes on
 const charts = new Map(); // pool name -> { plot, data: [seconds[], capacity[], ..., rejected[]] }
 const lastRejected = new Map();
 
@@ -201,7 +202,8 @@ function record(name, pool, seconds) {
 
 async function pollPools() {
   try {
-    const response = await fetch('/actuator/pools', { headers: { Accept: 'application/json' } });
+    // Each poll gives up after a while: the next one waits for it (see every()).
+    const response = await fetch('/actuator/pools', { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
     if (!response.ok) throw new Error(await describeFailure(response));
     const body = await response.json();
     const now = Date.now();
@@ -282,7 +284,7 @@ async function postForText(url) {
 
 async function pollEtl() {
   try {
-    const response = await fetch('/etl/progress');
+    const response = await fetch('/etl/progress', { signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
     if (!response.ok) return;
     const p = await response.json();
     $('#etl-state').textContent = p.state;

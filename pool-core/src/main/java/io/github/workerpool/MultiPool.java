@@ -41,7 +41,12 @@ import java.util.function.UnaryOperator;
  * refusal counts in the sub-pool's own stats and is told to its own listeners, not in the
  * multi-pool's or to its listeners, and the caller is sent on to the open sub-pools, its
  * {@code blockingTimeout} counted from when it began to wait. Lifecycle calls
- * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool.
+ * ({@code shutdown}, {@code release}, {@code reboot}...) apply to every sub-pool; so do
+ * {@link #tune} and {@link #reconfigure}, each sub-pool getting the value, while
+ * {@link #capacity()} is the sum ({@code m.tune(m.capacity())} multiplies it by {@link #size()}).
+ *
+ * <p>Memory consistency effects: actions in a thread before it submits a task happen-before the
+ * task runs, whichever sub-pool runs it.
  *
  * <p>This class is thread-safe.
  */

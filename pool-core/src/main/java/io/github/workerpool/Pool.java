@@ -143,7 +143,8 @@ public interface Pool extends AutoCloseable {
     /**
      * Releases the pool and waits until all accepted work has finished; if interrupted while
      * waiting, stops as {@link #releaseNow()} does, keeps waiting for running work, and restores
-     * the interrupt status.
+     * the interrupt status. The tasks that never started are then discarded, as
+     * {@code ExecutorService.close()} does: counted as cancelled, their futures never complete.
      */
     @Override
     void close();

@@ -6,7 +6,8 @@ import java.util.concurrent.RejectedExecutionException;
  * Thrown when a pool cannot take a task because every worker is busy, the queue is full,
  * and the caller may not (or may no longer) wait: the pool is nonblocking, too many callers
  * already wait ({@code maxBlockingTasks}), the {@code blockingTimeout} ran out, or the
- * waiting caller was interrupted. The message names the pool and the limit that was hit.
+ * waiting caller was interrupted; or because its thread factory failed and no live worker
+ * could take the task. The message names the pool and the limit that was hit, or the factory.
  */
 public class PoolOverloadException extends RejectedExecutionException {
 

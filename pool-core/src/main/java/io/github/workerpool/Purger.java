@@ -43,7 +43,7 @@ final class Purger {
                 // Throwing ends a periodic task: the pool is gone, so is its schedule.
                 throw new IllegalStateException("pool collected");
             }
-            p.purgeExpired();
+            p.purgeExpiredUnlessBusy();
         }, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 }

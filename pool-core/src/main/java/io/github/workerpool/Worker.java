@@ -98,8 +98,11 @@ final class Worker implements Runnable {
 
     @Override
     public void run() {
-        if (thread != Thread.currentThread()) {
-            return; // started by a thread factory that it was handed to, not by the pool (see newWorkerLocked)
+        if (thread == null) {
+            // Started by a thread factory it was handed to, which then counted as failing (see
+            // newWorkerLocked): no worker of the pool's. A factory's thread that runs it on an
+            // inner thread of its own (against ThreadFactory's contract) still works, as before.
+            return;
         }
         pool.runWorker(this);
     }

@@ -51,9 +51,15 @@ import java.util.function.UnaryOperator;
  * {@link #reboot()} reopens a shut-down pool. Each accepted task either runs or is returned by
  * {@code shutdownNow()}; nothing is dropped.
  *
- * <p>Every option but the name, {@code preAlloc}, {@code virtualThreads} and the thread factory
- * can be changed while the pool runs, several at once, with {@link #reconfigure}; a
- * {@link PoolListener} observes every task's start, end, rejection and timeouts.
+ * <p>Every option but the name, {@code preAlloc}, {@code virtualThreads}, the thread factory,
+ * the panic handler and the task decorator can be changed while the pool runs, several at once,
+ * with {@link #reconfigure}; a {@link PoolListener} observes every task's start, end, rejection
+ * and timeouts.
+ *
+ * <p>Memory consistency effects: as with other {@link java.util.concurrent.Executor}s, actions in
+ * a thread before it submits a task happen-before the task runs, and the task's actions
+ * happen-before a {@code get()} of its future returns (and a {@link PoolListener}'s call about
+ * its end).
  *
  * <p>This class is thread-safe.
  */
@@ -1244,16 +1250,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     // ---------------------------------------------------------------- expiry, purge, tune
 
     /**
-     * Stops workers idle longer than the expiry; called by the shared purger, which also starts a
-     * worker for tasks left queued with none (drainerLocked). Returns how many it stopped.
+     * The shared purger's check: {@link #purgeExpired()}, unless the pool's lock stays held for
+     * {@value #PURGE_LOCK_WAIT_MILLIS} ms. Not a plain lock(): the purger's one thread serves every
+     * pool, and this one's lock may be held for long (its thread factory blocking under it); the
+     * next check tries again.
      */
-    final int purgeExpired() {
-        long now = clock.getAsLong();
-        List<Worker> stopped = new ArrayList<>();
-        Worker drainer;
+    final int purgeExpiredUnlessBusy() {
         try {
-            // Not lock(): the purger's one thread serves every pool, and this pool's lock may be
-            // held for long (its thread factory blocking under it); the next check tries again.
             if (!lock.tryLock(PURGE_LOCK_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                 return 0;
             }
@@ -1261,6 +1264,23 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             Thread.currentThread().interrupt();
             return 0;
         }
+        return purgeExpiredHoldingLock();
+    }
+
+    /**
+     * Stops workers idle longer than the expiry, and starts a worker for tasks left queued with
+     * none (drainerLocked). Returns how many it stopped.
+     */
+    final int purgeExpired() {
+        lock.lock();
+        return purgeExpiredHoldingLock();
+    }
+
+    /** purgeExpired's work, with the lock taken by the caller: it unlocks. */
+    private int purgeExpiredHoldingLock() {
+        long now = clock.getAsLong();
+        List<Worker> stopped = new ArrayList<>();
+        Worker drainer;
         try {
             for (Worker w; (w = idle.oldest()) != null && now - w.idleSince >= expiryNanos; ) {
                 idle.pollOldest();

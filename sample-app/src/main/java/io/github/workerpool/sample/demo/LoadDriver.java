@@ -77,7 +77,15 @@ class LoadDriver implements SmartLifecycle {
             }
             this.callers.addAll(threads); // counted before they start: the next run's check sees them
         }
-        threads.forEach(Thread::start); // one that a stop interrupted before its start sees it stopped
+        for (Thread caller : threads) {
+            try {
+                caller.start(); // one that a stop interrupted before its start sees it stopped
+            }
+            catch (RuntimeException | Error ex) { // out of memory for a native thread: not counted
+                threads.stream().filter((t) -> t.getState() == Thread.State.NEW).forEach(this.callers::remove);
+                throw ex;
+            }
+        }
         return run;
     }
 
