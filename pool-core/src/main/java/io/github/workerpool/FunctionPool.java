@@ -30,6 +30,9 @@ import java.util.function.UnaryOperator;
  * and counts as {@code failed}; the worker carries on. The builder's {@code taskDecorator} does
  * not apply, since there is no task to decorate.
  *
+ * <p>Memory consistency effects: actions in a thread before it calls {@code invoke(arg)}
+ * happen-before the function runs on {@code arg}.
+ *
  * <p>This class is thread-safe.
  *
  * @param <T> the type of the function's argument
@@ -143,7 +146,15 @@ public final class FunctionPool<T> implements Pool {
         pool.tune(capacity);
     }
 
-    /** Changes live options as {@link WorkerPool#reconfigure} does. */
+    /**
+     * Changes live options as {@link WorkerPool#reconfigure} does.
+     *
+     * @param change from the current options to the new ones
+     * @return the options now in effect
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     * @throws NullPointerException if {@code change} is null or returns null; nothing changes
+     */
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
         return pool.reconfigure(change);
@@ -237,14 +248,15 @@ public final class FunctionPool<T> implements Pool {
     /**
      * Releases the pool and waits until every accepted argument has been processed; if
      * interrupted while waiting, stops as {@link #releaseNow()} does, keeps waiting for running
-     * invocations, and restores the interrupt status.
+     * invocations, and restores the interrupt status (the arguments never passed on are then
+     * discarded, as {@code ExecutorService.close()} does).
      */
     @Override
     public void close() {
         pool.close();
     }
 
-    /** The underlying pool, for tests and the Spring layer in this package. */
+    /** The underlying pool, for tests. */
     WorkerPool pool() {
         return pool;
     }

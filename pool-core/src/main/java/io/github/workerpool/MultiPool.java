@@ -462,6 +462,9 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
      * own meanwhile) puts back those changed before it: the sub-pools never end up split.
      *
      * @return the options of sub-pool 0 afterwards, under the multi-pool's name
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     * @throws NullPointerException if {@code change} is null or returns null; nothing changes
      */
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {

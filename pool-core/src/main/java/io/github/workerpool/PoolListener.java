@@ -11,7 +11,9 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link #runTimedOut} and {@link #taskEnded} from the worker that runs the task (in that order:
  * started, queue timeout if late, run timeout if long, ended), {@link #taskRejected} from the
  * submitting thread. They must be quick and thread-safe: a worker calls them between tasks. No
- * call is made under the pool's lock, so a listener may read this or another pool.
+ * call is made under the pool's lock, so a listener may read this or another pool. A call on
+ * the worker sees what the task did before it ({@code taskEnded} sees all of it), as any code
+ * the same thread runs after it does.
  *
  * <p>A pool with no listener reads no clock per task (unless {@code queueTimeout} or
  * {@code runTimeout} is set). A listener that throws is logged and otherwise ignored: the worker

@@ -61,6 +61,10 @@ import java.util.stream.StreamSupport;
  * {@code ThreadPoolExecutor}'s {@code shutdownNow} or discard policy) stays pending until the
  * group is {@linkplain #cancel() cancelled}.
  *
+ * <p>Memory consistency effects: actions in a thread before it submits a task happen-before the
+ * task runs, and the task's actions happen-before its result is read ({@code get()},
+ * {@code awaitAll()}, {@code completions()}).
+ *
  * <p>This class is thread-safe; tasks may be submitted from any thread.
  *
  * @param <R> the tasks' result type
@@ -746,6 +750,7 @@ public final class TaskGroup<R> {
          * Waits until the task is done (go-playground's {@code Wait}).
          * @return this handle
          * @throws InterruptedException if interrupted while waiting
+         * @throws IllegalStateException if called from the task itself: it would wait for ever
          */
         public Task<R> await() throws InterruptedException {
             notFromItself("await()");
@@ -758,6 +763,7 @@ public final class TaskGroup<R> {
          * @param timeout longest to wait
          * @return whether it is done
          * @throws InterruptedException if interrupted while waiting
+         * @throws IllegalStateException if called from the task itself: it would wait until the timeout
          */
         public boolean await(Duration timeout) throws InterruptedException {
             notFromItself("await(Duration)");
@@ -769,6 +775,10 @@ public final class TaskGroup<R> {
             return true;
         }
 
+        /**
+         * {@inheritDoc}
+         * @throws IllegalStateException if called from the task itself: it would wait for ever
+         */
         @Override
         public R get() throws InterruptedException, ExecutionException {
             notFromItself("get()");
@@ -776,6 +786,10 @@ public final class TaskGroup<R> {
             return outcome();
         }
 
+        /**
+         * {@inheritDoc}
+         * @throws IllegalStateException if called from the task itself: it would wait until the timeout
+         */
         @Override
         public R get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
             notFromItself("get(timeout)");
@@ -879,6 +893,7 @@ public final class TaskGroup<R> {
          * callbacks the cancels run (those of {@link Task#toCompletableFuture()}) hold up no other
          * group's deadline; {@code awaitAll()} and {@code completions()} wait no longer than the
          * deadline either way. Default: none.
+         * @throws IllegalArgumentException if {@code deadline} is null, zero or negative
          */
         public Builder deadline(Duration deadline) {
             if (deadline == null || deadline.isNegative() || deadline.isZero()) {

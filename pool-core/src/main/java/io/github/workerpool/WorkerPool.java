@@ -1374,6 +1374,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * at the next expiry check. {@code queueTimeout} and {@code runTimeout} apply to tasks that
      * start and end after the change (a queued task submitted while neither a queue timeout nor a
      * listener was set has no submit time, and is not checked).
+     *
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     * @throws NullPointerException if {@code change} is null or returns null; nothing changes
      */
     @Override
     public PoolConfig reconfigure(UnaryOperator<PoolConfig> change) {
@@ -2191,7 +2195,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             return this;
         }
 
-        /** Factory for worker threads; default: platform, non-daemon threads named {@code name-N}. */
+        /**
+         * Factory for worker threads; default: platform, non-daemon threads named {@code name-N}.
+         * It is called under the pool's lock, when a worker is needed. A factory that returns null,
+         * throws, or returns a thread it started already counts as failing: logged (at most once a
+         * minute), and the task waits for a live worker, is queued, or is refused with a
+         * {@link PoolOverloadException} naming the factory when no worker is alive. Not with
+         * {@link #virtualThreads(boolean) virtualThreads(true)}, which makes its own threads.
+         */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
             config = config.withCustomThreadFactory(true);

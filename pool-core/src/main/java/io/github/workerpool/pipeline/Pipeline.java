@@ -64,6 +64,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>{@link #stats()} gives per-stage live counts: slots occupied, steps running, batches
  * waiting for a slot. This class is thread-safe; several threads may submit, in which case the
  * order of batches is the order in which their {@code submit} calls took their number.
+ *
+ * <p>Memory consistency effects: actions in a thread before it submits a batch happen-before the
+ * batch's first step runs; each step's actions happen-before its batch's next step, and the
+ * steps of a stage happen-before the same stage's step of the next batch when that stage's
+ * concurrency is 1 (a checkpoint saved in the last stage sees every earlier batch's work).
  */
 public final class Pipeline implements AutoCloseable {
 
@@ -709,7 +714,10 @@ public final class Pipeline implements AutoCloseable {
         Builder() {
         }
 
-        /** Name used for the pipeline's threads ({@code name-N}); default {@code "pipeline"}. */
+        /**
+         * Name used for the pipeline's threads ({@code name-N}); default {@code "pipeline"}.
+         * @throws IllegalArgumentException if {@code name} is null or blank
+         */
         public Builder name(String name) {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("name must not be blank, but was " + (name == null ? "null" : "'" + name + "'"));
@@ -718,7 +726,10 @@ public final class Pipeline implements AutoCloseable {
             return this;
         }
 
-        /** One concurrency limit per stage, each at least 1; required. */
+        /**
+         * One concurrency limit per stage, each at least 1; required.
+         * @throws IllegalArgumentException if there is no limit, or one is below 1
+         */
         public Builder concurrency(int... limits) {
             if (limits == null || limits.length == 0) {
                 throw new IllegalArgumentException("concurrency needs one limit per stage, at least one stage, e.g. "

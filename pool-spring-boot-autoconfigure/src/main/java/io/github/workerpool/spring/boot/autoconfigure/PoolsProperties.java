@@ -98,7 +98,8 @@ public class PoolsProperties {
         private Boolean preAlloc;
 
         /**
-         * Tasks held while every worker is busy; 0 hands each task straight to a worker. Default 0.
+         * Tasks held while every worker is busy; 0 hands each task straight to a worker, 2147483647
+         * is unbounded. Default 0.
          */
         private Integer queueCapacity;
 

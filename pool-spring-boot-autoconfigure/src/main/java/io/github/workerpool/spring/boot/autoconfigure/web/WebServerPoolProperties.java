@@ -15,7 +15,7 @@ public class WebServerPoolProperties {
     /**
      * Name of the pool that runs the web server's request processing (Tomcat's executor, Jetty's
      * thread pool); none by default, so the server keeps its own threads. A blocking pool from
-     * pools.instances, or a WorkerPool bean of the application.
+     * pools.instances, or a Pool bean of the application that is an Executor (a WorkerPool, say).
      */
     private String pool;
 
