@@ -612,37 +612,10 @@ class TaskGroupTest {
     void aRejectionThatComesAfterTheGroupWasCancelled_leavesTheTaskCancelled_andDoesNotThrow() throws Exception {
         // Found by a review: the handle was CANCELLED, yet submit threw the rejection it had no part in.
         java.util.concurrent.atomic.AtomicReference<TaskGroup<String>> groupRef = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.ExecutorService cancelsThenRefuses = new java.util.concurrent.AbstractExecutorService() {
-            @Override
-            public void execute(Runnable command) {
-                groupRef.get().cancel(); // the group stops while the pool is being asked
-                throw new java.util.concurrent.RejectedExecutionException("full");
-            }
-
-            @Override
-            public void shutdown() {
-            }
-
-            @Override
-            public List<Runnable> shutdownNow() {
-                return List.of();
-            }
-
-            @Override
-            public boolean isShutdown() {
-                return false;
-            }
-
-            @Override
-            public boolean isTerminated() {
-                return false;
-            }
-
-            @Override
-            public boolean awaitTermination(long timeout, TimeUnit unit) {
-                return true;
-            }
-        };
+        java.util.concurrent.ExecutorService cancelsThenRefuses = executing((command) -> {
+            groupRef.get().cancel(); // the group stops while the pool is being asked
+            throw new java.util.concurrent.RejectedExecutionException("full");
+        });
         TaskGroup<String> group = TaskGroup.of(cancelsThenRefuses);
         groupRef.set(group);
         TaskGroup.Task<String> task = group.submit(() -> "never");
@@ -655,37 +628,10 @@ class TaskGroupTest {
         // Found by a review: the pool may throw after taking the task (an OutOfMemoryError in its
         // bookkeeping); when the task had ended by then, submit dropped the Error without a word.
         OutOfMemoryError boom = new OutOfMemoryError("simulated");
-        java.util.concurrent.ExecutorService runsThenThrows = new java.util.concurrent.AbstractExecutorService() {
-            @Override
-            public void execute(Runnable command) {
-                command.run();
-                throw boom;
-            }
-
-            @Override
-            public void shutdown() {
-            }
-
-            @Override
-            public List<Runnable> shutdownNow() {
-                return List.of();
-            }
-
-            @Override
-            public boolean isShutdown() {
-                return false;
-            }
-
-            @Override
-            public boolean isTerminated() {
-                return false;
-            }
-
-            @Override
-            public boolean awaitTermination(long timeout, TimeUnit unit) {
-                return true;
-            }
-        };
+        java.util.concurrent.ExecutorService runsThenThrows = executing((command) -> {
+            command.run();
+            throw boom;
+        });
         TaskGroup<String> group = TaskGroup.of(runsThenThrows);
         assertThatThrownBy(() -> group.submit(() -> "ran")).isSameAs(boom);
         assertThat(group.awaitAll()).containsExactly("ran");
@@ -753,5 +699,39 @@ class TaskGroupTest {
         } finally {
             releaseCommon.countDown();
         }
+    }
+
+    /** An ExecutorService whose execute is {@code execute}; its lifecycle does nothing. */
+    private static java.util.concurrent.ExecutorService executing(java.util.function.Consumer<Runnable> execute) {
+        return new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                execute.accept(command);
+            }
+
+            @Override
+            public void shutdown() {
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return List.of();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return false;
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return false;
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) {
+                return true;
+            }
+        };
     }
 }

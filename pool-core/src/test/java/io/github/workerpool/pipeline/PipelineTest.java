@@ -862,24 +862,9 @@ class PipelineTest {
         // submitted counter, on the submitting thread); submit failed the batch, and the worker ran
         // and ended it again: counted twice, inFlight -1, stage 1 occupied -1.
         Pipeline p = Pipeline.builder().name(Invariants.uniqueName("handed")).concurrency(1, 1).build();
-        java.lang.reflect.Field workers = Pipeline.class.getDeclaredField("workers");
-        workers.setAccessible(true);
-        java.lang.reflect.Field countersField = io.github.workerpool.WorkerPool.class.getDeclaredField("counters");
-        countersField.setAccessible(true);
-        Object counters = countersField.get(workers.get(p));
-        java.lang.reflect.Field submitted = counters.getClass().getDeclaredField("submitted");
-        submitted.setAccessible(true);
-        Thread me = Thread.currentThread();
-        AtomicBoolean armed = new AtomicBoolean(true);
         OutOfMemoryError boom = new OutOfMemoryError("simulated");
-        submitted.set(counters, new java.util.concurrent.atomic.LongAdder() {
-            @Override
-            public void increment() {
-                if (Thread.currentThread() == me && armed.getAndSet(false)) {
-                    throw boom;
-                }
-                super.increment();
-            }
+        AtomicBoolean armed = throwOnceAfterTheHandOff(p, () -> {
+            throw boom;
         });
         CountDownLatch ran = new CountDownLatch(1);
         assertThatThrownBy(() -> p.submit(ran::countDown, () -> { })).isSameAs(boom);
@@ -898,6 +883,26 @@ class PipelineTest {
         // already ran. The worker claims it first here: the pool's counter throws only once the
         // batch's first step runs.
         Pipeline p = Pipeline.builder().name(Invariants.uniqueName("refused-late")).concurrency(1, 1).build();
+        CountDownLatch firstStepRuns = new CountDownLatch(1);
+        AtomicBoolean armed = throwOnceAfterTheHandOff(p, () -> {
+            Latches.pass(firstStepRuns);
+            throw new java.util.concurrent.RejectedExecutionException("simulated, after the hand-off");
+        });
+        assertThat(p.submit(firstStepRuns::countDown, () -> { })).isTrue();
+        assertThat(armed).as("the pool threw where the test meant it to").isFalse();
+        p.await(WAIT);
+        Pipeline.Stats s = p.stats();
+        assertThat(s.completed()).as(s.toString()).isEqualTo(1);
+        assertThat(s.failed() + s.stopped()).isZero();
+        p.close();
+    }
+
+    /**
+     * Makes the pipeline's pool throw, once, on the submitting thread after it handed the batch to
+     * a worker (its submitted counter, bumped after the worker starts): {@code thrower} throws.
+     * The returned flag turns false once it has.
+     */
+    private static AtomicBoolean throwOnceAfterTheHandOff(Pipeline p, Runnable thrower) throws Exception {
         java.lang.reflect.Field workers = Pipeline.class.getDeclaredField("workers");
         workers.setAccessible(true);
         java.lang.reflect.Field countersField = io.github.workerpool.WorkerPool.class.getDeclaredField("counters");
@@ -907,23 +912,15 @@ class PipelineTest {
         submitted.setAccessible(true);
         Thread me = Thread.currentThread();
         AtomicBoolean armed = new AtomicBoolean(true);
-        CountDownLatch firstStepRuns = new CountDownLatch(1);
         submitted.set(counters, new java.util.concurrent.atomic.LongAdder() {
             @Override
             public void increment() {
                 if (Thread.currentThread() == me && armed.getAndSet(false)) {
-                    Latches.pass(firstStepRuns);
-                    throw new java.util.concurrent.RejectedExecutionException("simulated, after the hand-off");
+                    thrower.run();
                 }
                 super.increment();
             }
         });
-        assertThat(p.submit(firstStepRuns::countDown, () -> { })).isTrue();
-        assertThat(armed).as("the pool threw where the test meant it to").isFalse();
-        p.await(WAIT);
-        Pipeline.Stats s = p.stats();
-        assertThat(s.completed()).as(s.toString()).isEqualTo(1);
-        assertThat(s.failed() + s.stopped()).isZero();
-        p.close();
+        return armed;
     }
 }

@@ -53,11 +53,9 @@ class EtlResumeAfterKillIntegrationTests {
     @Test
     void jobKilledMidway_resumesAtTheNextStart_withNoBatchLostOrRepeated() throws Exception {
         // First run: gets stuck in batch 51.
-        ConfigurableApplicationContext first = start(StuckNlp.class);
+        ConfigurableApplicationContext first = startUntilStuck();
         TestHttp http = http(first);
         StuckNlp stuck = first.getBean(StuckNlp.class);
-        assertThat(http.post("/etl/start").status()).isEqualTo(202);
-        assertThat(stuck.reached.await(60, TimeUnit.SECONDS)).as("the job reached review " + STUCK_ID).isTrue();
         JsonNode frozen = await().atMost(PATIENCE).until(() -> http.get("/etl/progress").json(),
                 (p) -> p.get("batchesDone").asLong() == 50);
         assertThat(frozen.get("state").asString()).isEqualTo("RUNNING");
@@ -90,11 +88,9 @@ class EtlResumeAfterKillIntegrationTests {
     void jobStopped_thenShutDownWhileItsBatchesDrain_staysStoppedAtTheNextStart() throws Exception {
         // Found by a review: the shutdown, coming while a Stop drained the batches in flight, left
         // the recorded state RUNNING, so the next start resumed a job the user had stopped.
-        ConfigurableApplicationContext first = start(StuckNlp.class);
+        ConfigurableApplicationContext first = startUntilStuck();
         TestHttp http = http(first);
         StuckNlp stuck = first.getBean(StuckNlp.class);
-        assertThat(http.post("/etl/start").status()).isEqualTo(202);
-        assertThat(stuck.reached.await(60, TimeUnit.SECONDS)).as("the job reached review " + STUCK_ID).isTrue();
         assertThat(http.post("/etl/stop").status()).isEqualTo(202);
         EtlJob job = first.getBean(EtlJob.class);
         assertThat(job.state()).isEqualTo(EtlJob.State.STOPPING); // draining: held by the stuck call
@@ -109,6 +105,15 @@ class EtlResumeAfterKillIntegrationTests {
         ConfigurableApplicationContext second = start();
         assertThat(http(second).get("/etl/progress").json().get("state").asString())
             .as("not resumed on its own").isEqualTo("STOPPED");
+    }
+
+    /** An app whose NLP service sticks on review {@value #STUCK_ID}, its job started and stuck there. */
+    private ConfigurableApplicationContext startUntilStuck() throws InterruptedException {
+        ConfigurableApplicationContext context = start(StuckNlp.class);
+        assertThat(http(context).post("/etl/start").status()).isEqualTo(202);
+        assertThat(context.getBean(StuckNlp.class).reached.await(60, TimeUnit.SECONDS))
+            .as("the job reached review " + STUCK_ID).isTrue();
+        return context;
     }
 
     private ConfigurableApplicationContext start(Class<?>... extra) {
