@@ -191,8 +191,13 @@ final class AdmissionFilter implements Filter {
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader("Retry-After", this.retryAfter);
         // Tomcat closes the connection of a 503 by itself, Jetty keeps it: closing it frees the
-        // connection's slot (max-connections) for a client that retries, on both.
-        response.setHeader("Connection", "close");
+        // connection's slot (max-connections) for a client that retries, on both. HTTP/1 only:
+        // HTTP/2 forbids the header (a client takes the response as malformed), and its other
+        // streams are not this request's to close.
+        String protocol = request.getProtocol();
+        if (protocol == null || protocol.startsWith("HTTP/1")) {
+            response.setHeader("Connection", "close");
+        }
         response.setContentType("text/plain;charset=UTF-8");
         byte[] body = ("The server is at its limit of " + limit + " requests at once; retry after " + this.retryAfter
                 + " s.\n").getBytes(StandardCharsets.UTF_8);

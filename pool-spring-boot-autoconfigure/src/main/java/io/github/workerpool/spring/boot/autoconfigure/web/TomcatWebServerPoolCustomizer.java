@@ -3,6 +3,8 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 import org.apache.catalina.Engine;
 import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
+import org.apache.coyote.UpgradeProtocol;
+import org.apache.coyote.http2.Http2Protocol;
 
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -43,14 +45,23 @@ final class TomcatWebServerPoolCustomizer
             Engine engine = (Engine) context.getParent().getParent();
             Connector[] connectors = engine.getService().findConnectors();
             long total = 0;
+            int http2Streams = 0;
             for (Connector connector : connectors) {
                 connector.getProtocolHandler().setExecutor(this.pool.executor());
-                int max = (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)
+                long max = (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)
                         ? protocol.getMaxConnections() : -1;
-                total = (total < 0 || max < 0) ? -1 : total + max;
+                // An HTTP/2 connection queues a task for each stream it runs at once, besides its own.
+                int streams = 0;
+                for (UpgradeProtocol upgrade : connector.findUpgradeProtocols()) {
+                    if (upgrade instanceof Http2Protocol http2) {
+                        streams = Math.max(streams, http2.getMaxConcurrentStreamExecution());
+                    }
+                }
+                http2Streams = Math.max(http2Streams, streams);
+                total = (total < 0 || max < 0) ? -1 : total + max * (1 + streams);
             }
             // Each connection may have a task waiting in the queue: the rule counts them all.
-            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1);
+            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1, http2Streams);
         });
     }
 

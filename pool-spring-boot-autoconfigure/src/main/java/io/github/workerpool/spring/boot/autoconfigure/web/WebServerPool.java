@@ -63,6 +63,12 @@ final class WebServerPool {
     /** Connectors the application added to Tomcat's, counted in maxConnections. */
     private volatile int addedConnectors;
 
+    /**
+     * Streams an HTTP/2 connection runs at once, each a task of its own besides the connection's
+     * (Tomcat's maxConcurrentStreamExecution); 0 without HTTP/2. Counted in maxConnections.
+     */
+    private volatile int http2Streams;
+
     private final AdaptiveMinimum adaptiveMinimum;
 
     private WebServerPool(String name, Pool pool, Executor executor, int reservedThreads, boolean fromInstances,
@@ -161,12 +167,19 @@ final class WebServerPool {
                     ? " and the maxConnections of the " + this.addedConnectors + " connector(s) the application added" : "");
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
+            if (this.http2Streams > 0) {
+                // Each HTTP/2 stream is a task, queued by a pool thread that reads the connection:
+                // with the queue full it waits, and with every thread so waiting nobody drains it.
+                maxConnectionsProperty += ", times 1 + the " + this.http2Streams + " streams an HTTP/2 connection runs "
+                        + "at once (server.http2.enabled), each a task of its own";
+            }
             String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
             String orConnections = unlimited
                     ? ", or set " + maxConnectionsProperty + " to a limit no larger than the queue."
                     : ", or lower " + maxConnectionsProperty + ".";
             return new Violation(pool + "has queue-capacity " + queue + ", fewer than the " + connections
-                    + " connections the server keeps open (" + maxConnectionsProperty + "): when its queue is "
+                    + ((this.http2Streams > 0) ? " tasks the connections the server keeps open may queue ("
+                            : " connections the server keeps open (") + maxConnectionsProperty + "): when its queue is "
                     + "full, " + this.server.displayName() + "'s " + this.server.dispatcher()
                     + " waits for a thread and cannot serve the other connections' I/O meanwhile",
                     "Set " + option("queue-capacity") + " to " + raise + UNBOUNDED_QUEUE + " (unbounded, as "
@@ -194,12 +207,15 @@ final class WebServerPool {
      * connections, not only the main connector's.
      * @param total most connections they keep open together; -1 for no limit
      * @param added connectors beyond the main one
+     * @param http2Streams streams an HTTP/2 connection runs at once (each a task), 0 without HTTP/2;
+     *        {@code total} counts them
      * @throws PoolConfigurationException naming the property, the value and the fix, if the
      *         queue no longer holds a task per connection
      */
-    void connectors(int total, int added) {
+    void connectors(int total, int added, int http2Streams) {
         this.maxConnections = total;
         this.addedConnectors = added;
+        this.http2Streams = http2Streams;
         Violation violation = check(this.pool.config());
         if (violation != null) {
             throw new PoolConfigurationException(POOL_PROPERTY, this.name, violation.reason(), violation.action());

@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -177,6 +178,36 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
                 + "queue-capacity 16, fewer than the 8208 connections the server keeps open (server.tomcat.max-connections "
                 + "and the maxConnections of the 1 connector(s) the application added)")
             .contains("Set pools.instances.http.queue-capacity to at least 8208");
+    }
+
+    @Test
+    void aRefusalOverHttp2_isA503WithoutTheConnectionHeaderHttp2Forbids() throws Exception {
+        // Review helper-91: the 503 said "Connection: close" on HTTP/2 too, where a client such as
+        // curl takes the response as malformed (PROTOCOL_ERROR) and never sees the 503.
+        start("server.http2.enabled=true", "pools.instances.http.queue-capacity=" + 16 * 21);
+        List<CompletableFuture<HttpResponse<String>>> held = burst(4);
+        awaitSettled(held, 4, 4); // the application is full
+        HttpClient h2c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+        HttpResponse<String> refused = h2c.send(HttpRequest.newBuilder(uri("/fast")).timeout(Duration.ofSeconds(20))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.version()).isEqualTo(HttpClient.Version.HTTP_2);
+        assertThat(refused.statusCode()).isEqualTo(503);
+        assertThat(refused.headers().firstValue("retry-after")).isPresent();
+        assertThat(refused.headers().firstValue("connection")).isEmpty();
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+    }
+
+    @Test
+    void withHttp2_theQueueHoldsATaskForEachStreamAConnectionRuns(CapturedOutput output) {
+        // Review helper-91: an HTTP/2 connection queues a task for each stream it runs at once (20
+        // by default), from a pool thread that reads it: a queue of one task a connection filled,
+        // those threads waited for room, and nobody drained it.
+        assertThatException().isThrownBy(() -> start("server.http2.enabled=true"));
+        assertThat(output).contains("pool 'http' has queue-capacity 16, fewer than the 336 tasks the connections "
+                + "the server keeps open may queue (server.tomcat.max-connections, times 1 + the 20 streams an HTTP/2 "
+                + "connection runs at once (server.http2.enabled), each a task of its own)")
+            .contains("Set pools.instances.http.queue-capacity to at least 336");
     }
 
     private static SpringApplicationBuilder withSecondConnector(int maxConnections) {
