@@ -40,7 +40,7 @@ final class AdmissionFilter implements Filter {
      * dispatches only, so the ASYNC and ERROR dispatches of an admitted request are not counted
      * again.
      *
-     * The count is raised before the limit is read: two requests that arrive together at the last
+     * The count is raised before it is compared with the limit: two requests that arrive together at the last
      * slot cannot both get in, and at worst one of them gets a 503 while the other is leaving.
      *
      * Requests under the exempt path (the actuator's) are let in and not counted while fewer than
