@@ -44,7 +44,7 @@ final class SampleWindows implements Limit {
     private volatile long lastEnd;
 
     /**
-     * @param minWindowNanos a window lasts at least this, or twice its shortest run time
+     * @param minWindowNanos a window lasts at least this, or twice its average run time
      * @param maxWindowNanos but no longer than this once it holds minSamples
      * @param minSamples     the samples a window holds at least, however long that takes
      * @param minRttNanos    shorter samples are ignored (noise)
@@ -82,7 +82,10 @@ final class SampleWindows implements Limit {
                 // Windows are replaced only under the lock, so the count read now can only have grown.
                 if (endTime - this.windowEnd > 0 && this.window.get().getSampleCount() >= this.minSamples) {
                     SampleWindow full = this.window.getAndSet(WINDOWS.newInstance());
-                    long length = Math.min(Math.max(full.getCandidateRttNanos() * 2, this.minWindowNanos),
+                    // Twice the window's average run time (the library's WindowedLimit takes the
+                    // shortest): tasks whose run time varies widely made windows of the 10-task
+                    // minimum, whose averages' noise read as queueing (a review's simulation).
+                    long length = Math.min(Math.max(full.getTrackedRttNanos() * 2, this.minWindowNanos),
                             this.maxWindowNanos);
                     this.windowEnd = endTime + length;
                     this.delegate.onSample(startTime, full.getTrackedRttNanos(), full.getMaxInFlight(),
