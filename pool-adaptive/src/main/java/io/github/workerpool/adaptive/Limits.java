@@ -21,7 +21,7 @@ final class Limits {
      * baseline. One sample per window (the window's average run time and most tasks in flight)
      * makes the same numbers mean seconds and minutes, as they do for Netflix's request limiters.
      *
-     * Window: max(MIN_WINDOW, 2 x the window's average run time), at most MAX_WINDOW, and in any
+     * Window: max(MIN_WINDOW, 2 x the window's average run time; AIMD: its shortest), at most MAX_WINDOW, and in any
      * case until it holds MIN_WINDOW_SAMPLES tasks (SampleWindows). 100 ms is the least the
      * library's WindowedLimit allows; it lets AIMD (past its slow start) climb 10 a second. Tasks
      * shorter than MIN_RTT are ignored (their time is noise), as WindowedLimit does.
@@ -113,6 +113,6 @@ final class Limits {
         };
         return new SampleWindows(limit, TimeUnit.MILLISECONDS.toNanos(MIN_WINDOW_MILLIS),
                 TimeUnit.MILLISECONDS.toNanos(MAX_WINDOW_MILLIS), MIN_WINDOW_SAMPLES, MIN_RTT_NANOS,
-                STALE_WINDOW_NANOS);
+                STALE_WINDOW_NANOS, algorithm != Algorithm.AIMD);
     }
 }

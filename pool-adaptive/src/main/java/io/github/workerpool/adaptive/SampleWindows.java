@@ -33,6 +33,9 @@ final class SampleWindows implements Limit {
 
     private final long staleNanos;
 
+    /** Whether a window lasts twice its average run time (else twice its shortest, as WindowedLimit's). */
+    private final boolean byAverage;
+
     private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
 
     private final Object lock = new Object();
@@ -44,20 +47,22 @@ final class SampleWindows implements Limit {
     private volatile long lastEnd;
 
     /**
-     * @param minWindowNanos a window lasts at least this, or twice its average run time
+     * @param minWindowNanos a window lasts at least this, or twice its average (or shortest) run time
      * @param maxWindowNanos but no longer than this once it holds minSamples
      * @param minSamples     the samples a window holds at least, however long that takes
      * @param minRttNanos    shorter samples are ignored (noise)
      * @param staleNanos     a sample this long after the one before starts a new window
+     * @param byAverage      a window lasts twice its average run time, else twice its shortest
      */
     SampleWindows(Limit delegate, long minWindowNanos, long maxWindowNanos, int minSamples, long minRttNanos,
-            long staleNanos) {
+            long staleNanos, boolean byAverage) {
         this.delegate = delegate;
         this.minWindowNanos = minWindowNanos;
         this.maxWindowNanos = maxWindowNanos;
         this.minSamples = minSamples;
         this.minRttNanos = minRttNanos;
         this.staleNanos = staleNanos;
+        this.byAverage = byAverage;
     }
 
     @Override
@@ -82,11 +87,14 @@ final class SampleWindows implements Limit {
                 // Windows are replaced only under the lock, so the count read now can only have grown.
                 if (endTime - this.windowEnd > 0 && this.window.get().getSampleCount() >= this.minSamples) {
                     SampleWindow full = this.window.getAndSet(WINDOWS.newInstance());
-                    // Twice the window's average run time (the library's WindowedLimit takes the
-                    // shortest): tasks whose run time varies widely made windows of the 10-task
-                    // minimum, whose averages' noise read as queueing (a review's simulation).
-                    long length = Math.min(Math.max(full.getTrackedRttNanos() * 2, this.minWindowNanos),
-                            this.maxWindowNanos);
+                    // Twice the window's average run time for the algorithms that judge run time
+                    // against its past (the library's WindowedLimit takes the shortest: tasks whose
+                    // run time varies widely made windows of the 10-task minimum, whose averages'
+                    // noise read as queueing, found by a review's simulation); twice the shortest
+                    // for AIMD, which judges it against a fixed run-timeout and backs off once every
+                    // other window: longer windows slowed its back-off.
+                    long basis = this.byAverage ? full.getTrackedRttNanos() : full.getCandidateRttNanos();
+                    long length = Math.min(Math.max(basis * 2, this.minWindowNanos), this.maxWindowNanos);
                     this.windowEnd = endTime + length;
                     this.delegate.onSample(startTime, full.getTrackedRttNanos(), full.getMaxInFlight(),
                             full.didDrop());

@@ -38,7 +38,7 @@ class SampleWindowsTest {
 
     /** 100 ms at least, 1 s at most, 10 samples, samples of 100 us or more, a minute's gap starts anew. */
     private final SampleWindows limit = new SampleWindows(this.algorithm, 100 * MS, 1000 * MS, 10,
-            TimeUnit.MICROSECONDS.toNanos(100), TimeUnit.MINUTES.toNanos(1));
+            TimeUnit.MICROSECONDS.toNanos(100), TimeUnit.MINUTES.toNanos(1), false);
 
     private long now = TimeUnit.HOURS.toNanos(1);
 

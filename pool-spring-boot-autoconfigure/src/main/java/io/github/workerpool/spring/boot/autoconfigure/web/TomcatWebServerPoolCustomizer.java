@@ -50,15 +50,20 @@ final class TomcatWebServerPoolCustomizer
                 connector.getProtocolHandler().setExecutor(this.pool.executor());
                 long max = (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)
                         ? protocol.getMaxConnections() : -1;
-                // An HTTP/2 connection queues a task for each stream it runs at once, besides its own.
-                int streams = 0;
+                // An HTTP/2 connection queues a task for each stream it runs at once, besides its
+                // own: maxConcurrentStreamExecution, unless it is not below maxConcurrentStreams
+                // (Tomcat then throttles nothing: every stream may be running).
+                long streams = 0;
                 for (UpgradeProtocol upgrade : connector.findUpgradeProtocols()) {
                     if (upgrade instanceof Http2Protocol http2) {
-                        streams = Math.max(streams, http2.getMaxConcurrentStreamExecution());
+                        long running = Math.min(Math.max(0, http2.getMaxConcurrentStreamExecution()),
+                                Math.max(0, http2.getMaxConcurrentStreams()));
+                        streams = Math.max(streams, running);
                     }
                 }
-                http2Streams = Math.max(http2Streams, streams);
-                total = (total < 0 || max < 0) ? -1 : total + max * (1 + streams);
+                http2Streams = (int) Math.min(Integer.MAX_VALUE, Math.max(http2Streams, streams));
+                // In longs, saturated: a limit of Integer.MAX_VALUE streams must not wrap to no limit.
+                total = (total < 0 || max < 0) ? -1 : Math.min(Integer.MAX_VALUE, total + max * (1 + streams));
             }
             // Each connection may have a task waiting in the queue: the rule counts them all.
             this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1, http2Streams);
