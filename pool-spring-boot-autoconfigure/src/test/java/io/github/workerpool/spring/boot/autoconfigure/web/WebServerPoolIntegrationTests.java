@@ -210,6 +210,27 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
             .contains("Set pools.instances.http.queue-capacity to at least 336");
     }
 
+    @Test
+    void withHttp2StreamsUnlimited_theRuleAsksForAnUnboundedQueue(CapturedOutput output) {
+        // Review helper-92: 1 + Integer.MAX_VALUE streams wrapped in ints, and the rule let any
+        // queue through.
+        SpringApplicationBuilder unlimitedStreams = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties(PROPERTIES)
+            .properties("server.http2.enabled=true")
+            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
+                .registerSingleton("unlimitedStreams", (WebServerFactoryCustomizer<TomcatServletWebServerFactory>) (
+                        factory) -> factory.addConnectorCustomizers((connector) -> {
+                            for (org.apache.coyote.UpgradeProtocol upgrade : connector.findUpgradeProtocols()) {
+                                if (upgrade instanceof org.apache.coyote.http2.Http2Protocol http2) {
+                                    http2.setMaxConcurrentStreams(Integer.MAX_VALUE);
+                                    http2.setMaxConcurrentStreamExecution(Integer.MAX_VALUE);
+                                }
+                            }
+                        })));
+        assertThatException().isThrownBy(() -> this.context = unlimitedStreams.run());
+        assertThat(output).contains("pool 'http' has queue-capacity 16, fewer than the 2147483647 tasks");
+    }
+
     private static SpringApplicationBuilder withSecondConnector(int maxConnections) {
         return new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
             .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
