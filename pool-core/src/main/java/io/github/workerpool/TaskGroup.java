@@ -187,7 +187,7 @@ public final class TaskGroup<R> {
      *         group, fails with the same exception), unless the group stopped meanwhile (the handle
      *         is then cancelled)
      * @throws Error what the pool threw (out of memory), even if the task ended meanwhile, ran or
-     *         cancelled; otherwise the handle fails with it
+     *         cancelled; if it was still pending, its handle fails with it too
      */
     public Task<R> submit(Work<R> work) {
         Objects.requireNonNull(work, "work");
