@@ -1014,10 +1014,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (queued != null) {
                 return queued;
             }
-            java.util.function.IntConsumer point = searchPoint;
-            if (point != null) {
-                point.accept(SEARCH_EMPTY_POLL);
-            }
+            atSearchPoint(SEARCH_EMPTY_POLL);
             if (waiters.count() > 0) {
                 Object t = takeWaiterTask();
                 if (t == Worker.POLL) {
@@ -1151,10 +1148,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         } finally {
             lock.unlock();
         }
-        java.util.function.IntConsumer point = searchPoint;
-        if (point != null) {
-            point.accept(SEARCH_IDLE_PUSHED);
-        }
+        atSearchPoint(SEARCH_IDLE_PUSHED);
         if (!engine.isEmpty()) {
             lock.lock();
             try {
@@ -1879,6 +1873,13 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * are about to wait anyway).
      */
     volatile java.util.function.IntConsumer searchPoint;
+
+    private void atSearchPoint(int point) {
+        java.util.function.IntConsumer seam = searchPoint;
+        if (seam != null) {
+            seam.accept(point);
+        }
+    }
 
     /** {@link #searchPoint}: the worker found the queue empty and has not looked at waiting callers yet. */
     static final int SEARCH_EMPTY_POLL = 1;

@@ -247,9 +247,6 @@ public final class Pipeline implements AutoCloseable {
             } catch (RuntimeException | Error e) {
                 // An Error on the way in (out of memory, a stack overflow in the wait): the batch
                 // has a number, so it must end, or await() and close() would wait for it for ever.
-                if (b.started > 0) {
-                    occupied[0]--;
-                }
                 failAndEndLocked(b, 0, e);
                 throw e;
             }
@@ -549,14 +546,21 @@ public final class Pipeline implements AutoCloseable {
                 if ((p == null || p.started > i) && occupied[i] < limits[i]) {
                     occupied[i]++;
                     b.started = i + 1;
-                    EnterListener l = enterListener;
-                    if (l != null) {
-                        l.entered(b.number, i + 1);
+                    try {
+                        EnterListener l = enterListener;
+                        if (l != null) {
+                            l.entered(b.number, i + 1);
+                        }
+                        changed.signalAll(); // the next batch may pass the gate of stage i now
+                    } catch (RuntimeException | Error e) {
+                        // All or nothing: a batch that could not enter holds no slot of the stage.
+                        occupied[i]--;
+                        b.started = i;
+                        throw e;
                     }
                     if (b.started == limits.length) {
                         b.prev = null;
                     }
-                    changed.signalAll(); // the next batch may pass the gate of stage i now
                     return true;
                 }
                 changed.await();
@@ -638,9 +642,6 @@ public final class Pipeline implements AutoCloseable {
                     // is its own, and the step's interrupt was cleared above); an Error (out of
                     // memory in the wait) is not. Either way the batch fails here, in order, and
                     // ends, rather than stopping without a word or holding its slots for ever.
-                    if (b.started > i + 1) {
-                        occupied[i + 1]--;
-                    }
                     failed = e;
                     in = false;
                 }

@@ -813,12 +813,7 @@ class PipelineTest {
         // Found by a review: only an interrupt was handled there, so an Error (out of memory, a
         // stack overflow in the wait) left a numbered batch that never ended, and close() hung.
         Pipeline p = Pipeline.builder().name(Invariants.uniqueName("enter-1")).concurrency(1, 1).build();
-        StackOverflowError boom = new StackOverflowError("simulated");
-        p.enterListener = (batch, stage) -> {
-            if (stage == 1) {
-                throw boom;
-            }
-        };
+        StackOverflowError boom = throwOnEntering(p, 1);
         assertThatThrownBy(() -> p.submit(() -> { }, () -> { })).isSameAs(boom);
         p.enterListener = null;
         assertThatThrownBy(() -> p.await(WAIT)).isInstanceOfSatisfying(PipelineException.class, e -> {
@@ -835,12 +830,7 @@ class PipelineTest {
     @Test
     void anErrorWhileABatchEntersALaterStage_failsAndEndsIt_andFreesItsSlots() throws Exception {
         Pipeline p = Pipeline.builder().name(Invariants.uniqueName("enter-2")).concurrency(1, 1).build();
-        StackOverflowError boom = new StackOverflowError("simulated");
-        p.enterListener = (batch, stage) -> {
-            if (stage == 2) {
-                throw boom;
-            }
-        };
+        StackOverflowError boom = throwOnEntering(p, 2);
         AtomicBoolean secondStepRan = new AtomicBoolean();
         assertThat(p.submit(() -> { }, () -> secondStepRan.set(true))).isTrue();
         assertThatThrownBy(() -> p.await(WAIT)).isInstanceOfSatisfying(PipelineException.class, e -> {
@@ -922,5 +912,16 @@ class PipelineTest {
             }
         });
         return armed;
+    }
+
+    /** Makes entering {@code stage} throw a (simulated) StackOverflowError, as a wait could; returns it. */
+    private static StackOverflowError throwOnEntering(Pipeline p, int stage) {
+        StackOverflowError boom = new StackOverflowError("simulated");
+        p.enterListener = (batch, entered) -> {
+            if (entered == stage) {
+                throw boom;
+            }
+        };
+        return boom;
     }
 }
