@@ -389,6 +389,9 @@ final class PoolSettings {
             }
             String property = source(option.property(), option::get);
             if (!option.live() || (option == PoolOption.QUEUE_CAPACITY && !sameKind((Integer) value, current))) {
+                if (option.live()) {
+                    check(option, value, current); // a bad value (-1) is refused, not left to a restart
+                }
                 restartOnly.add(property + "=" + PoolConfigurationException.shown(value) + " (the pool has "
                         + PoolConfigurationException.shown(option.read(current)) + ")");
                 continue;

@@ -156,24 +156,32 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 if (this.beanFactory.containsBean(name) && sameAsAtStartup(name, instance.getValue(), properties)) {
                     continue; // shadowed by the application's bean, as startup told, and unchanged since
                 }
-                if (this.announced.add(name)) {
-                    if (this.beanFactory.containsBean(name)) {
+                if (this.beanFactory.containsBean(name)) {
+                    if (this.announced.add(name)) {
                         // As at startup: the application's pool of that name wins, and these do nothing;
                         // a bean of that name that is no pool fails the next startup.
                         logger.warn("pools.instances." + name + " is not applied: the application defines a bean named '"
                                 + name + "', which the starter leaves alone; rename the entry to have a pool of its own"
                                 + (this.beanFactory.isTypeMatch(name, Pool.class) ? ""
                                         : " (that bean is no pool, so a restart with this entry would fail)"));
-                        continue;
                     }
-                    try {
-                        PoolsRegistrar.checkName(name);
+                    continue;
+                }
+                // Checked as startup will create it, at every refresh: an entry added whole, then
+                // broken or mended by a later refresh, is told again (one WARN per new reason).
+                String failure = addedPoolFailure(name, instance.getValue(), properties);
+                if (this.announced.add(name)) {
+                    if (failure == null) {
+                        this.restartFailures.remove(name);
                         logger.warn("Pool '" + name + "' was added to pools.instances; it takes a restart to create it");
                     }
-                    catch (PoolConfigurationException ex) {
-                        logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: "
-                                + ex.getMessage() + " (" + ex.getAction() + ")");
+                    else {
+                        this.restartFailures.put(name, failure);
+                        logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: " + failure);
                     }
+                }
+                else {
+                    tellRestartFailure(name, failure);
                 }
                 continue;
             }
@@ -208,6 +216,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         tellRestartFailure("pools.default-pool",
                 missingPoolFailure("pools.default-pool", properties.getDefaultPool(), properties));
+        tellRestartFailure("pools.propagate-context",
+                failure(() -> PoolsRegistrar.checkContextPropagation(properties, classLoader())));
+        tellRestartFailure("pools.events and pools.web-server",
+                failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment)));
         tellRestartFailure("pools.web-server.pool", missingPoolFailure("pools.web-server.pool",
                 PoolsPropertiesBinding.webServerPool(this.environment), properties));
         if (keys.stream().anyMatch((key) -> isUnder(key, WEB_SERVER))) {
@@ -253,6 +265,24 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         Set<String> pools = properties.getInstances().keySet();
         return "there is no pool named '" + name + "' for " + property + "; pools: " + pools + " (Set " + property
                 + " to one of them, or add pools.instances." + name + ".capacity to create it.)";
+    }
+
+    /** Why a restart would fail to create a pool added to pools.instances, by startup's own checks, or null. */
+    private String addedPoolFailure(String name, PoolsProperties.Pool instance, PoolsProperties properties) {
+        String failure = failure(() -> PoolsRegistrar.checkName(name));
+        return (failure != null) ? failure
+                : restartFailure(new PoolSettings(name, instance, properties.getDefaults(), classLoader()));
+    }
+
+    /** A startup check's refusal, as tellRestartFailure tells it; null if it passes. */
+    private static String failure(Runnable check) {
+        try {
+            check.run();
+            return null;
+        }
+        catch (PoolConfigurationException ex) {
+            return ex.getMessage() + " (" + ex.getAction() + ")";
+        }
     }
 
     /** Why a restart with a pool's settings would fail, by startup's own checks, or null. */

@@ -91,6 +91,19 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aBadQueueCapacityOnAPoolOfAnotherKind_isRefused_andLeavesThatPoolUnchanged(CapturedOutput output) {
+        // Found by a review: -1 on a hand-off pool was taken for a change of kind (a restart)
+        // before it was checked, and the pool's other changes applied.
+        this.runner.run((context) -> {
+            SpringPool crawler = context.getBean("crawler", SpringPool.class);
+            refresh(context, Map.of("pools.instances.crawler.queue-capacity", "-1", "pools.instances.crawler.capacity", "6"));
+            assertThat(crawler.capacity()).isEqualTo(3);
+            assertThat(output).contains("Pool 'crawler' not refreshed, it keeps its options: Invalid value '-1' for "
+                    + "property 'pools.instances.crawler.queue-capacity'");
+        });
+    }
+
+    @Test
     void aValueThatCannotBeBoundIsWarned_andNoPoolChanges(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.instances.mail.capacity", "many", "pools.instances.crawler.capacity", "5"));
@@ -425,6 +438,38 @@ class PoolsRefreshTests {
             assertThat(mail.capacity()).isEqualTo(2);
             assertThat(output).contains("Pool 'mail': pools.instances.mail.capacity was removed; the pool keeps "
                     + "capacity 2, but a restart would fail without it");
+        });
+    }
+
+    @Test
+    void anInstanceAddedWithValuesStartupRefuses_isWarnedThatARestartWouldFail_atEachNewReason(CapturedOutput output) {
+        // Found by a review: only the name of an added entry was checked, so capacity 0 (or none)
+        // was told "takes a restart to create it", and the restart then failed on every replica.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.instances.reports.capacity", "0", "pools.instances.audit.queue-capacity", "5"));
+            assertThat(output).contains("Pool 'reports' was added to pools.instances, and a restart would fail: "
+                    + "Invalid value '0' for property 'pools.instances.reports.capacity'")
+                .contains("Pool 'audit' was added to pools.instances, and a restart would fail: "
+                        + "Missing value for property 'pools.instances.audit.capacity': capacity is required")
+                .doesNotContain("it takes a restart to create it");
+            // Mended, then broken another way by later refreshes: the new reason is told.
+            refresh(context, Map.of("pools.instances.reports.capacity", "4"));
+            refresh(context, Map.of("pools.instances.reports.capacity", "4", "pools.instances.reports.pre-alloc", "true",
+                    "pools.instances.reports.expiry", "-1s"));
+            assertThat(output).contains("Pool 'reports': the application runs on, but a restart with this configuration "
+                    + "would fail: Invalid value '-1s' for property 'pools.instances.reports.expiry'");
+        });
+    }
+
+    @Test
+    void aMisspeltKeyOfAGroupStartupChecks_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Found by a review: startup refuses it, a refresh said only "takes a restart to change".
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.events.enabeld", "true", "pools.instances.mail.capacity", "5"));
+            assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(5);
+            assertThat(output).contains("pools.events and pools.web-server: the application runs on, but a restart with "
+                    + "this configuration would fail: ")
+                .contains("pools.events.enabeld");
         });
     }
 
