@@ -366,8 +366,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore,
                         virtualByDefault);
                 // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
-                checkAimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
-                return next;
+                return aimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
             });
             if (adaptiveConfigChanged || capacityConfigChanged) {
                 if (adaptive == null && nextAdaptive.enabled() && adaptiveConfigChanged) {
@@ -428,25 +427,33 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     }
 
     /**
-     * Refuses a refresh that would leave the pool sized by aimd without a run-timeout (its capacity
-     * would only grow), as startup and the endpoint do: the configuration alone cannot tell, since
-     * the endpoint may have switched adaptive sizing on, or removed the run-timeout, since.
+     * The options {@code after}, refused if they would leave the pool sized by aimd without a
+     * run-timeout (its capacity would only grow), as startup and the endpoint do: the
+     * configuration alone cannot tell, since the endpoint may have switched adaptive sizing on, or
+     * removed the run-timeout, since. A refresh that switches aimd on with a run-timeout configured
+     * applies that run-timeout, unchanged in the configuration or not: it is what the
+     * configuration asks aimd to go with.
      */
-    private static void checkAimdKeepsARunTimeout(SpringPool pool, PoolSettings settings,
+    private static PoolConfig aimdKeepsARunTimeout(SpringPool pool, PoolSettings settings,
             PoolSettings.AdaptiveSettings next, boolean adaptiveConfigChanged, PoolConfig after) {
         AdaptiveSupport.Control adaptive = pool.adaptive();
         if (adaptive == null || after.runTimeout() != null) {
-            return;
+            return after;
         }
         boolean on = adaptiveConfigChanged ? next.enabled() : adaptive.enabled();
         String algorithm = adaptiveConfigChanged ? next.algorithm() : adaptive.settings().algorithm();
         if (on && algorithm.equals("aimd")) {
+            Duration configured = (Duration) settings.configured().get(PoolOption.RUN_TIMEOUT);
+            if (adaptiveConfigChanged && configured != null) {
+                return after.withRunTimeout(configured);
+            }
             String runTimeout = PoolSettings.property(settings.name(), "run-timeout");
             throw new PoolConfigurationException(runTimeout, null, "the pool would be sized by aimd, which backs off "
                     + "only when a task runs longer than the run-timeout, so without one its capacity would only grow",
                     "Set " + runTimeout + " a little above the tasks' normal run time, or switch adaptive sizing off ("
                             + next.enabledProperty() + ": false, or {\"adaptive\": false} at the endpoint).");
         }
+        return after;
     }
 
     /** Whether two adaptive settings are the same: on or off, bounds, algorithm and drop-on. */

@@ -379,6 +379,23 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void aRefreshThatSwitchesAimdOn_appliesTheConfiguredRunTimeout_thatTheEndpointRemoved(CapturedOutput output) {
+        // Found by a review: configured off with a run-timeout, the run-timeout removed at the
+        // endpoint (allowed: adaptive was off), then a refresh switching aimd on was refused for a
+        // "missing" run-timeout that the configuration sets, at every later refresh too.
+        this.runner.withPropertyValues("pools.instances.db.adaptive.enabled=false", "pools.instances.db.adaptive.algorithm=aimd",
+                "pools.instances.db.run-timeout=5s").run((context) -> {
+                    SpringPool db = context.getBean("db", SpringPool.class);
+                    tune(context, "db", Map.of(PoolOption.RUN_TIMEOUT, "none"), null);
+                    assertThat(db.config().runTimeout()).isNull();
+                    refresh(context, Map.of("pools.instances.db.adaptive.enabled", "true"));
+                    assertThat(db.adaptive().enabled()).isTrue();
+                    assertThat(db.config().runTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+                    assertThat(output).doesNotContain("not refreshed").contains("runTimeout null -> 5s");
+                });
+    }
+
+    @Test
     void removingTheRunTimeoutOfAnAimdPoolThroughTheEndpoint_isA400_asAtStartup() {
         // Found by a review: startup refuses aimd without a run-timeout (the capacity would only
         // grow), and the endpoint let one be removed.
