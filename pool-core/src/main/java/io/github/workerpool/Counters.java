@@ -26,6 +26,14 @@ final class Counters {
 
     final LongAdder submitted = new LongAdder();
     final LongAdder rejected = new LongAdder();
+    /**
+     * Refusals of a MultiPool's caller by this sub-pool, shut down on its own, that the MultiPool
+     * sends on to another (WorkerPool.submitWorkRouted): part of this pool's rejected total, not
+     * of the MultiPool's. Apart from `rejected`, so that the MultiPool's total is a sum of
+     * counters that only grow (subtracting them read high or low while one was on its way, and a
+     * Prometheus counter that goes down is read as a reset).
+     */
+    final LongAdder routedRefused = new LongAdder();
     final LongAdder returned = new LongAdder();
     final LongAdder queueTimeouts = new LongAdder();
     final LongAdder runTimeouts = new LongAdder();

@@ -23,7 +23,8 @@ import java.util.function.UnaryOperator;
  * pool is full (no free worker and no queue room), the others are tried in turn without
  * blocking and without counting a rejection; only if every pool is full does the task get the
  * chosen pool's full-pool treatment: the caller waits there (blocking pools) or is rejected
- * (nonblocking pools). A sub-pool shut down on its own ({@code pool(i).shutdown()}) is out of
+ * (nonblocking pools). A chosen pool with no live worker (its thread factory failed) gives its
+ * turn to the next one that has a worker to wait for. A sub-pool shut down on its own ({@code pool(i).shutdown()}) is out of
  * the rotation until it is rebooted; a caller that was waiting in it is sent on to the open ones.
  *
  * <pre>{@code
@@ -70,8 +71,6 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     private final LoadBalancing loadBalancing;
     private final AtomicInteger next = new AtomicInteger();
     private final LongAdder closedRejections = new LongAdder();
-    /** Refusals of sub-pools shut down while a caller waited in them: counted there, not here. */
-    private final LongAdder rerouted = new LongAdder();
     /**
      * LEAST_TASKS: per sub-pool (at i * CELL), its queued() as last read plus the tasks sent to it
      * since; races between choices only blur an estimate the next read replaces.
@@ -161,8 +160,16 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
                 }
             }
             // Every pool is full: give the task the chosen pool's full-pool treatment (wait or
-            // reject); one shut down on its own is out of the rotation.
+            // reject); one shut down on its own is out of the rotation, and one with no live
+            // worker (its thread factory failed just now) is passed over for one with a worker
+            // to wait for.
             WorkerPool chosen = openFrom(first);
+            if (chosen != null && chosen.workerCount == 0) {
+                WorkerPool withWorker = openWithWorkerFrom(first);
+                if (withWorker != null) {
+                    chosen = withWorker;
+                }
+            }
             if (chosen == null) {
                 throw rejectClosed();
             }
@@ -178,14 +185,17 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             }
             // It was shut down before it let the task in: on its own (the task goes round again,
             // to the open ones, waiting blockingTimeout in all), or with the others (the next round
-            // refuses it as the multi-pool's).
-            rerouted.increment();
+            // refuses it as the multi-pool's). The sub-pool counted that refusal apart (Counters.routedRefused).
         }
     }
 
     /** Refusals of sub-pools shut down before they let a task in, sent on to others (for tests). */
     long rerouted() {
-        return rerouted.sum();
+        long sum = 0;
+        for (WorkerPool p : pools) {
+            sum += p.counters.routedRefused.sum();
+        }
+        return sum;
     }
 
     /** The first sub-pool from index {@code first} on (cyclically) that is not shut down; null if none. */
@@ -194,6 +204,18 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         for (int k = 0; k < n; k++) {
             WorkerPool p = pools[(first + k) % n];
             if (!p.isClosed()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** As openFrom, but only a sub-pool with a live worker; null if none. */
+    private WorkerPool openWithWorkerFrom(int first) {
+        int n = pools.length;
+        for (int k = 0; k < n; k++) {
+            WorkerPool p = pools[(first + k) % n];
+            if (!p.isClosed() && p.workerCount > 0) {
                 return p;
             }
         }
@@ -391,9 +413,6 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         int idle = 0;
         int waiting = 0;
         int queued = 0;
-        // Read before the sub-pools, which count a refusal before it is added here: the totals
-        // may read high while one is on its way, never below what was counted.
-        long notOurs = rerouted.sum();
         long closed = closedRejections.sum();
         long submitted = closed;
         long completed = 0;
@@ -403,7 +422,7 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
         long queueTimeouts = 0;
         long runTimeouts = 0;
         for (WorkerPool p : pools) {
-            PoolStats s = p.stats();
+            PoolStats s = p.stats(true); // without the refusals sent on to another sub-pool
             capacity = plus(capacity, s.capacity());
             running += s.running();
             idle += s.idle();
@@ -417,8 +436,6 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
             queueTimeouts += s.queueTimeouts();
             runTimeouts += s.runTimeouts();
         }
-        submitted -= notOurs;
-        rejected -= notOurs;
         return new PoolStats(name, capacity, running, idle, waiting, queued, submitted, completed, failed,
                 rejected, cancelled, queueTimeouts, runTimeouts);
     }

@@ -310,11 +310,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             return false;
         }
         Object work = !routed ? stamped(decoratedWork) : stampedAt(decoratedWork, submittedAt);
-        if (countsOnSubmit) {
-            counters.submitted.increment(); // else the engine counts what does not stay in its queue
-        }
         try {
             if (engine.tryDispatch(work)) {
+                if (countsOnSubmit) {
+                    // Counted once it is in (else the engine counts what does not stay in its
+                    // queue): counted first and taken back after a failed try, the total read
+                    // high meanwhile, and MultiPool tries every full sub-pool for each task.
+                    counters.submitted.increment();
+                }
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
@@ -322,9 +325,6 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             // listeners hear nothing if it was refused under the lock; the caller tries elsewhere.
             counters.rejected.add(-1);
             takeUntold(closedMeanwhile);
-        }
-        if (countsOnSubmit) {
-            counters.submitted.add(-1);
         }
         return false;
     }
@@ -741,7 +741,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Counts a rejection; tells the listeners now, or leaves it UNTOLD for the caller (tellUntold, tryWork). */
     private <E extends RejectedExecutionException> E rejected(E rejection, boolean leaveUntold) {
-        counters.rejected.increment();
+        if (rejection instanceof PoolClosedException && ROUTED.get() == this) {
+            counters.routedRefused.increment(); // the MultiPool sends the caller on (submitWorkRouted)
+        } else {
+            counters.rejected.increment();
+        }
         if (listeners != null) {
             if (leaveUntold) {
                 UNTOLD.set(rejection);
@@ -1836,6 +1840,15 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /** Returns a snapshot of the pool's levels and totals. */
     public PoolStats stats() {
+        return stats(false);
+    }
+
+    /**
+     * stats(); {@code forMultiPool}: without the refusals of a MultiPool's callers that it sent on
+     * to another sub-pool (its totals count each such task once, where it ended), neither in
+     * rejected nor in submitted.
+     */
+    final PoolStats stats(boolean forMultiPool) {
         Counters.Finished finished;
         long submittedNow;
         int cap;
@@ -1857,8 +1870,15 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // after them (QueueEngine's notes): constant time, whatever the queue holds.
         int queuedNow = engine.queuedGivenPolled(finished.polled());
         long submittedTotal = engine.submittedTotal(submittedNow);
+        long rejected = counters.rejected.sum();
+        long routed = counters.routedRefused.sum(); // read after submitted: the total may read low, never high
+        if (forMultiPool) {
+            submittedTotal -= routed;
+        } else {
+            rejected += routed;
+        }
         return new PoolStats(name, cap, running, idleNow, waiting, queuedNow, submittedTotal, finished.completed(),
-                finished.failed(), counters.rejected.sum(), finished.cancelled(), counters.queueTimeouts.sum(),
+                finished.failed(), rejected, finished.cancelled(), counters.queueTimeouts.sum(),
                 counters.runTimeouts.sum());
     }
 

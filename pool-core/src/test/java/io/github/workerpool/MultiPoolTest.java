@@ -257,6 +257,40 @@ class MultiPoolTest {
                 .hasMessageNotContaining("full");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = { "ROUND_ROBIN", "LEAST_TASKS" })
+    void whenEveryPoolIsFullOrWithoutAWorkerThread_aBlockingCallerWaitsForALiveWorker_notRefused(String balancing)
+            throws Exception {
+        // Review helper-95: the chosen sub-pool (LEAST_TASKS picks one with no worker first) had
+        // no live worker and a failing thread factory, and refused the task though another
+        // sub-pool's busy worker would take it after a wait, as a single blocking pool does.
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).disablePurge(true).threadFactory((r) -> {
+            if (failing.get()) {
+                throw new IllegalStateException("no threads here");
+            }
+            return new Thread(r);
+        }), LoadBalancing.valueOf(balancing)));
+        pools.pool(1).execute(blocker());
+        await().atMost(WAIT).until(() -> pools.pool(1).running() == 1);
+        failing.set(true);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        Thread caller = new Thread(() -> {
+            try {
+                pools.execute(ran::countDown); // chosen first: sub-pool 0, which has no worker
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        }, "caller");
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.pool(1).waiting() == 1 || thrown.get() != null);
+        assertThat(thrown.get()).isNull();
+        release.countDown();
+        Latches.pass(ran);
+        caller.join(WAIT.toMillis());
+    }
+
     @Test
     void aCallerSentOnToASubPoolWithRoomAlready_countsItsWholeWaitAsQueueTime_too() throws Exception {
         // Review helper-76: sent on, the caller first tries every sub-pool without waiting, and a
@@ -301,6 +335,88 @@ class MultiPoolTest {
         assertThat(thrown.get()).isNull();
         assertThat(queued).as("the caller's task").containsExactly(TimeUnit.SECONDS.toNanos(1));
         assertThat(pools.stats().queueTimeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallerSentOnFromASubPoolShutDownOnItsOwn_neverMakesTheRejectedTotalGoDown() throws Exception {
+        // Review helper-95/96: the sub-pool counted the refusal, then the multi-pool took it back
+        // once the caller was on its way: a stats() between read one rejection more than the next
+        // (a Prometheus counter that goes down is a reset: the rejection alerts fired).
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).disablePurge(true), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch[] holds = {new CountDownLatch(1), new CountDownLatch(1)};
+        for (int i = 0; i < 2; i++) {
+            CountDownLatch hold = holds[i];
+            pools.pool(i).execute(() -> Latches.pass(hold));
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        CountDownLatch told = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        PoolListener holdTheRefusal = new PoolListener() {
+            @Override
+            public void taskRejected(Pool pool, RejectedExecutionException rejection) {
+                told.countDown();
+                Latches.pass(goOn);
+            }
+        };
+        pools.pool(0).addListener(holdTheRefusal);
+        pools.pool(1).addListener(holdTheRefusal);
+        CountDownLatch ran = new CountDownLatch(1);
+        Thread caller = new Thread(() -> pools.execute(ran::countDown), "caller");
+        caller.start();
+        await().atMost(WAIT).until(() -> pools.waiting() == 1);
+        int w = pools.pool(0).waiting() == 1 ? 0 : 1;
+        pools.pool(w).shutdown();
+        Latches.pass(told); // the sub-pool has refused the caller, which is not yet on its way
+        long during = pools.stats().rejected();
+        assertThat(pools.pool(w).stats().rejected()).as("the sub-pool's own total counts it").isEqualTo(1);
+        goOn.countDown();
+        await().atMost(WAIT).until(() -> pools.pool(1 - w).waiting() == 1);
+        assertThat(pools.stats().rejected()).isGreaterThanOrEqualTo(during).isZero();
+        holds[1 - w].countDown();
+        Latches.pass(ran);
+        caller.join(WAIT.toMillis());
+        holds[w].countDown();
+        assertThat(pools.rerouted()).isEqualTo(1);
+    }
+
+    @Test
+    void failedTriesOnFullSubPools_neverMakeTheSubmittedTotalGoDown() throws Exception {
+        // Review helper-95: each try of a full hand-off sub-pool counted the task, then took it
+        // back, so the totals jittered down under load.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1).nonblocking(true).disablePurge(true),
+                LoadBalancing.ROUND_ROBIN));
+        pools.execute(blocker());
+        pools.execute(blocker());
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> hammers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Thread t = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        pools.execute(() -> { });
+                    } catch (RejectedExecutionException full) {
+                        // expected: both sub-pools are full
+                    }
+                }
+            }, "hammer-" + i);
+            hammers.add(t);
+            t.start();
+        }
+        long last = 0;
+        long lastRejected = 0;
+        for (int i = 0; i < 20_000; i++) {
+            PoolStats s = pools.stats();
+            assertThat(s.submitted()).as("read %d", i).isGreaterThanOrEqualTo(last);
+            assertThat(s.rejected()).as("read %d", i).isGreaterThanOrEqualTo(lastRejected);
+            last = s.submitted();
+            lastRejected = s.rejected();
+        }
+        stop.set(true);
+        for (Thread t : hammers) {
+            t.join(WAIT.toMillis());
+        }
+        assertThat(lastRejected).as("the hammers were refused meanwhile").isPositive();
     }
 
     @Test
