@@ -93,6 +93,15 @@
       : 'off (' + bounds + '; configured ' + adaptive.configuredCapacity + ')';
   }
 
+  /**
+   * A map keyed by pool name: no prototype, so a pool named "constructor", "toString" or
+   * "__proto__" is a key like any other (on a plain {}, state.busy.toString is a function, and
+   * the pool's buttons stayed disabled).
+   */
+  function byPool() {
+    return Object.create(null);
+  }
+
   function shown(value) {
     if (value === undefined || value === null) {
       return 'none';
@@ -207,10 +216,10 @@
         pools: null,
         error: null,
         updated: null,
-        forms: {},      // pool -> { base, values } while its tune form is open
-        messages: {},   // pool -> { text, ok }
-        busy: {},       // pool -> true while a write is under way
-        answered: {},   // pool -> when a write's answer last gave its figures
+        forms: byPool(),      // pool -> { base, values } while its tune form is open
+        messages: byPool(),   // pool -> { text, ok }
+        busy: byPool(),       // pool -> true while a write is under way
+        answered: byPool(),   // pool -> when a write's answer last gave its figures
       });
       var timer = null;
       var stopped = false;
@@ -221,7 +230,7 @@
       // for that pool the write's answer is kept, else the old values would come back until the
       // next poll. Writes answered so far, and the count when each pool's last one was.
       var writes = 0;
-      var writtenAt = {};
+      var writtenAt = byPool();
 
       function current(gen) {
         return gen === generation && !stopped;
@@ -234,7 +243,8 @@
           if (!current(gen)) {
             return;
           }
-          var pools = (response.data && response.data.pools) || {};
+          // Copied into a map with no prototype, as the view's other maps (see byPool).
+          var pools = Object.assign(byPool(), (response.data && response.data.pools) || {});
           Object.keys(writtenAt).forEach(function (name) {
             if (writtenAt[name] > seen && pools[name] && state.pools && state.pools[name]) {
               pools[name] = state.pools[name];
@@ -263,11 +273,11 @@
         state.pools = null;
         state.error = null;
         state.updated = null;
-        state.forms = {};
-        state.messages = {};
-        state.busy = {};
-        state.answered = {};
-        writtenAt = {};
+        state.forms = byPool();
+        state.messages = byPool();
+        state.busy = byPool();
+        state.answered = byPool();
+        writtenAt = byPool();
         refresh();
       });
       Vue.onBeforeUnmount(function () {

@@ -30,6 +30,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.util.FileSystemUtils;
@@ -490,6 +491,48 @@ class PoolsViewBrowserTests {
             wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText().startsWith("404"));
             assertThat(field(this.browser.findElement(pool("crawler")), "message").getText())
                 .contains("No static resource").contains("management.endpoint.pools.access=unrestricted");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void poolsNamedAfterObjectsOwnProperties_areTunedLikeAnyOther() throws Exception {
+        // Found by a review: the view's maps were plain objects, so state.busy.toString was a
+        // function: the buttons of a pool named toString stayed disabled, its form came up empty.
+        openBrowser();
+        ObjectNode mail = (ObjectNode) Http.get(this.actuators.get("one") + "/pools").get("pools").get("mail").deepCopy();
+        java.util.List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        String pools = "{\"pools\": {\"toString\": " + mail.put("name", "toString") + ", \"constructor\": "
+                + mail.deepCopy().put("name", "constructor") + "}}";
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, pools);
+            }
+            else if (path.equals("/actuator/pools/toString/tune")) {
+                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                answer(exchange, 200, ACTUATOR_JSON, mail.toString());
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-names");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement pool = wait.until(ExpectedConditions.presenceOfElementLocated(pool("toString")));
+            assertThat(this.browser.findElement(pool("constructor")).findElement(By.cssSelector("[data-action=tune]"))
+                .isEnabled()).isTrue();
+            WebElement tune = pool.findElement(By.cssSelector("[data-action=tune]"));
+            assertThat(tune.isEnabled()).isTrue();
+            click(tune);
+            option(this.browser.findElement(pool("toString")), "capacity", "9");
+            click(this.browser.findElement(pool("toString")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("toString")), "message").getText().equals("tuned: capacity 9"));
+            assertThat(tunes).hasSize(1);
+            assertThat(tunes.get(0)).contains("\"capacity\":9");
         }
         finally {
             stub.stop(0);
