@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
@@ -341,6 +342,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         PoolConfig after;
         AdaptiveSupport.Control adaptive = pool.adaptive();
         String adaptiveChange = "";
+        // The options this refresh changed from, read where it changes them: a tune (adaptive
+        // sizing's, the application's) between an earlier read and the change would show in the
+        // log as the refresh's.
+        AtomicReference<PoolConfig> changedFrom = new AtomicReference<>(before);
         try {
             // Every check that can refuse the refresh comes before the first change: a refused
             // value leaves the pool with all its options.
@@ -362,6 +367,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
             boolean virtualByDefault = Threading.VIRTUAL.isActive(this.environment);
             after = pool.reconfigure((current) -> {
+                changedFrom.set(current);
                 restartOnly.clear();
                 PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore,
                         virtualByDefault);
@@ -392,7 +398,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             logger.warn("Pool '" + name + "' not refreshed, it keeps its options: " + ex.getMessage());
             return false;
         }
-        String changes = (changes(before, after) + adaptiveChange).replaceFirst("^, ", "");
+        String changes = (changes(changedFrom.get(), after) + adaptiveChange).replaceFirst("^, ", "");
         if (!changes.isEmpty()) {
             logger.info("Pool '" + name + "' refreshed from pools.*: " + changes);
         }
