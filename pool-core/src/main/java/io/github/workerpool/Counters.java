@@ -29,9 +29,11 @@ final class Counters {
     /**
      * Refusals of a MultiPool's caller by this sub-pool, shut down on its own, that the MultiPool
      * sends on to another (WorkerPool.submitWorkRouted): part of this pool's rejected total, not
-     * of the MultiPool's. Apart from `rejected`, so that the MultiPool's total is a sum of
-     * counters that only grow (subtracting them read high or low while one was on its way, and a
-     * Prometheus counter that goes down is read as a reset).
+     * of the MultiPool's. Apart from `rejected`, so that the MultiPool's rejected total is a sum
+     * of counters that only grow (the MultiPool took its reroutes back from the sum, which read
+     * one high while a caller was on its way, then went down: a reset, to Prometheus). Its
+     * submitted total still takes them back: it may read one low (or, read across a caller's
+     * move, one high) while a caller moves, exact once quiet; no meter exports it.
      */
     final LongAdder routedRefused = new LongAdder();
     final LongAdder returned = new LongAdder();

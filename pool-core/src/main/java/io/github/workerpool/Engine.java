@@ -29,8 +29,8 @@ abstract class Engine {
     /**
      * {@link #dispatch} without spinning for a busy worker, for WorkerPool.tryExecute. An engine
      * that counts submissions itself counts the task only once it is in: if the pool shuts down
-     * meanwhile it throws {@link PoolClosedException} with the task counted as rejected alone,
-     * which the caller takes back.
+     * meanwhile it throws {@link PoolClosedException}, counted neither as submitted nor as
+     * rejected, and told to nobody (the caller tries elsewhere).
      */
     boolean tryDispatch(Object work) {
         return dispatch(work, false);

@@ -97,7 +97,8 @@ final class HandOffEngine extends Engine {
             w.handOff(work);
             return true;
         }
-        return (c < 0 || p.workerCount < c) && p.addWorker(work);
+        // mayAwaitSpinner is false only for a try (tryDispatch), which counts no refusal.
+        return (c < 0 || p.workerCount < c) && p.addWorker(work, mayAwaitSpinner);
     }
 
     /** Leaves the work in a free pending slot, starting at the caller's own; the slot's index, or -1 if all are in use. */

@@ -145,9 +145,9 @@ final class QueueEngine extends Engine {
     }
 
     /**
-     * Starts a worker for the task, or queues it. {@code trying} (tryExecute's): the task counts
-     * as submitted only once it is in, so a shutdown meanwhile leaves it counted as rejected
-     * alone, which the caller takes back (the total may read low meanwhile, never high).
+     * Starts a worker for the task, or queues it. {@code trying} (tryWork's): the task counts
+     * as submitted only once it is in, and a shutdown meanwhile refuses it counted as nothing
+     * (the total may read low meanwhile, never high).
      */
     private boolean place(Object work, boolean trying) {
         WorkerPool p = pool;
@@ -156,20 +156,25 @@ final class QueueEngine extends Engine {
         if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
             // It goes to a new worker, not into the queue: the pool's counter counts it, once the
             // worker has it (counting first and taking it back would let stats() latch the +1).
+            // Unless tasks are queued (a burst that came while the last workers started, or while
+            // the thread factory failed): then the new worker starts without a task and takes
+            // the queue's head, and this task queues behind them, so that a thread's tasks keep
+            // their order. Only on this path, where a thread starts anyway, is the queue looked at.
+            boolean behind = !queue.isEmpty();
             boolean added;
             try {
-                added = p.addWorker(work);
+                added = p.addWorker(behind ? null : work, !trying);
             } catch (PoolClosedException closed) {
                 if (!trying) {
                     p.counters.submitted.increment(); // submitted and rejected
                 }
                 throw closed;
             }
-            if (added) {
+            if (added && !behind) {
                 p.counters.submitted.increment();
                 return true;
             }
-            if (p.workerCount == 0) {
+            if (!added && p.workerCount == 0) {
                 // The thread factory failed and no worker is alive to take the task from the queue
                 // later: the full path tries once more and refuses it, naming the factory (queued,
                 // it waited for a later submit that might never come, and close() for it).
@@ -216,7 +221,7 @@ final class QueueEngine extends Engine {
             if (queue.remove(task)) {
                 uncount();
                 p.tryTerminateUnlocked();
-                throw trying ? p.rejectClosedUntold() : p.rejectClosed(); // a try tells nobody: see tryWork
+                throw trying ? p.closed() : p.rejectClosed(); // a try counts and tells nothing: see tryWork
             }
             return true; // a worker took it and runs it
         }

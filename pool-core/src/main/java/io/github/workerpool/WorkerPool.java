@@ -321,10 +321,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
                 return true;
             }
         } catch (PoolClosedException closedMeanwhile) {
-            // Counted as rejected only (tryDispatch): a try that fails counts nothing, and its
-            // listeners hear nothing if it was refused under the lock; the caller tries elsewhere.
-            counters.rejected.add(-1);
-            takeUntold(closedMeanwhile);
+            // Neither counted nor told (tryDispatch): a try that fails counts nothing; the caller
+            // tries elsewhere.
         }
         return false;
     }
@@ -388,12 +386,14 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
      * Starts a worker for the task if below capacity; false if the pool filled up meanwhile, or
      * the thread factory failed (the task is still the caller's, to queue or wait with).
      */
-    boolean addWorker(Object firstTask) {
+    boolean addWorker(Object firstTask, boolean countRefusal) {
         Worker w;
         lock.lock();
         try {
             if (state != RUNNING) {
-                throw rejectClosed();
+                // A try (tryWork) counts no refusal: counted and taken back, the rejected total
+                // read one high meanwhile, and then went down (a reset, to Prometheus).
+                throw countRefusal ? rejectClosed() : closed();
             }
             int c = capacity;
             if (c >= 0 && workerCount >= c) {
@@ -653,18 +653,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         return rejected(closed());
     }
 
-    private PoolClosedException closed() {
+    /** The refusal of a closed pool, neither counted nor told: a try's (tryWork), whose caller tries elsewhere. */
+    PoolClosedException closed() {
         return new PoolClosedException(name, "pool '" + name + "' is shut down (release/shutdown was called)"
                 + " and accepts no tasks; call reboot() to reopen it");
     }
 
-    /**
-     * rejectClosed() for a try (tryWork) refused outside the lock: counted, and left untold as
-     * one refused under the lock is, for tryWork to take back, since the caller tries elsewhere.
-     */
-    PoolClosedException rejectClosedUntold() {
-        return rejected(closed(), true);
-    }
 
     /**
      * Tells the listeners that were added as those of {@code source} of a rejection counted

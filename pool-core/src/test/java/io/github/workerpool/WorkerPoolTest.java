@@ -258,6 +258,34 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aTaskThatStartsANewWorker_runsBehindTheSameThreadsQueuedTasks() throws Exception {
+        // Review helper-95: with tasks queued (here: while the thread factory failed) and room for
+        // a worker, the next task started a new worker and ran ahead of them.
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).queueCapacity(10).disablePurge(true).threadFactory((r) -> {
+            if (failing.get()) {
+                throw new IllegalStateException("no threads now");
+            }
+            return new Thread(r);
+        }));
+        CountDownLatch gate = gate();
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        failing.set(true);
+        for (int i = 1; i <= 3; i++) {
+            int n = i;
+            pool.execute(() -> order.add(n)); // queued: no second worker could start
+        }
+        assertThat(pool.queued()).isEqualTo(3);
+        failing.set(false);
+        pool.execute(() -> order.add(4)); // starts the second worker
+        awaitUntil("all ran", () -> order.size() == 4);
+        assertThat(order).containsExactly(1, 2, 3, 4);
+        open(gate);
+    }
+
+    @Test
     void queueFull_blockingCaller_waitsForQueueRoom() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(1).spinNanos(0));
         CountDownLatch gate = gate();

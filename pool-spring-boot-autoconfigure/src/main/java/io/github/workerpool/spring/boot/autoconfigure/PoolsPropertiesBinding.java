@@ -107,8 +107,9 @@ final class PoolsPropertiesBinding {
      * Refuses a key that no option of {@code pools.events} or {@code pools.web-server} has, as
      * {@link #bind} does for the rest of {@code pools}: the classes that read those groups bind
      * them leniently, as Spring Boot does, where a misspelt key (reserved-thread) would leave its
-     * default in place without a word. At startup only: a refresh that changes these groups is
-     * warned about (they take a restart), and a typo there must not hold back the pools' own changes.
+     * default in place without a word. It stops startup; a refresh runs it after the pools'
+     * own changes are applied, only to warn that a restart would fail (these groups take a
+     * restart, and a typo there must not hold back the pools' own changes).
      * @throws PoolConfigurationException naming the first unknown key and the option it most likely meant
      */
     static void checkGroupsBoundElsewhere(Environment environment) {

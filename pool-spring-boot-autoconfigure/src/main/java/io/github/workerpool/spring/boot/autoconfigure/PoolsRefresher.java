@@ -181,6 +181,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                         logger.warn("Pool '" + name + "' was added to pools.instances, and a restart would fail: " + failure);
                     }
                 }
+                else if (failure == null && this.restartFailures.remove(name) != null) {
+                    // Mended (an entry written key by key: one ZooKeeper node each): the all-clear.
+                    logger.warn("Pool '" + name + "' in pools.instances would now be created by a restart; it takes "
+                            + "a restart to create it");
+                }
                 else {
                     tellRestartFailure(name, failure);
                 }

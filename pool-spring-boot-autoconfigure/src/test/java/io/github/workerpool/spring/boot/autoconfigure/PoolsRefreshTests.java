@@ -452,8 +452,9 @@ class PoolsRefreshTests {
                 .contains("Pool 'audit' was added to pools.instances, and a restart would fail: "
                         + "Missing value for property 'pools.instances.audit.capacity': capacity is required")
                 .doesNotContain("it takes a restart to create it");
-            // Mended, then broken another way by later refreshes: the new reason is told.
+            // Mended, then broken another way by later refreshes: the all-clear, then the new reason.
             refresh(context, Map.of("pools.instances.reports.capacity", "4"));
+            assertThat(output).contains("Pool 'reports' in pools.instances would now be created by a restart");
             refresh(context, Map.of("pools.instances.reports.capacity", "4", "pools.instances.reports.pre-alloc", "true",
                     "pools.instances.reports.expiry", "-1s"));
             assertThat(output).contains("Pool 'reports': the application runs on, but a restart with this configuration "
