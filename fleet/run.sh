@@ -55,7 +55,7 @@ stale() {
     "$root"/pool-spring-boot-starter "$root"/pool-spring-boot-admin "$root"/sample-app "$root"/pool-fleet-demo \
     -newer "$1" -type f \( -path '*/src/main/*' -o -name pom.xml \) 2>/dev/null | head -1)" ]
 }
-if [ ! -f "$sample_jar" ] || [ ! -f "$admin_jar" ] || [ ! -d "$replica_lib" ] || stale "$sample_jar" \
+if [ ! -f "$sample_jar" ] || [ ! -f "$admin_jar" ] || [ ! -d "$replica_lib" ] || [ ! -d "$zookeeper_lib" ] || stale "$sample_jar" \
     || stale "$admin_jar"; then
   log "building the jars: ./mvnw -q -pl pool-fleet-demo -am package -DskipTests"
   ./mvnw -q -pl pool-fleet-demo -am package -DskipTests
