@@ -113,6 +113,31 @@ class ConfigServerFleetTests {
         assertThat(replica.getBean("mail", ExecutorService.class).submit(() -> "sent").get()).isEqualTo("sent");
     }
 
+    @Test
+    void aRefreshWhileTheConfigServerIsDown_changesNoPool(@TempDir Path own) throws Exception {
+        // Found by a review: the README said nothing of a refresh during an outage. The pools must
+        // keep the values they had, not fall back to what the rest of the configuration gives
+        // (here pools.defaults.capacity=1), as they would if the server's source were dropped.
+        ConfigServer.store(own, "fleet", "pools.instances.mail.capacity=5");
+        ConfigurableApplicationContext down = ConfigServer.start(own);
+        ConfigurableApplicationContext replica;
+        try {
+            replica = this.replicas.start(WebApplicationType.SERVLET, "--server.address=127.0.0.1", "--server.port=0",
+                    "--spring.application.name=fleet", "--spring.cloud.config.enabled=true",
+                    "--spring.config.import=configserver:" + Http.address(down), "--pools.defaults.capacity=1",
+                    "--management.endpoints.web.exposure.include=refresh,pools");
+        }
+        finally {
+            down.close();
+        }
+        Pool mail = Replicas.pool(replica, "mail");
+        assertThat(mail.config().capacity()).isEqualTo(5);
+        HttpResponse<String> refreshed = Http.post(replica, "/actuator/refresh");
+        assertThat(refreshed.statusCode()).as("the refresh fails, as README says").isEqualTo(500);
+        assertThat(mail.config().capacity()).isEqualTo(5);
+        assertThat(replica.isActive()).isTrue();
+    }
+
     private ConfigurableApplicationContext startReplica() {
         return this.replicas.start(WebApplicationType.SERVLET, "--server.address=127.0.0.1", "--server.port=0",
                 "--spring.application.name=fleet", "--spring.cloud.config.enabled=true",
