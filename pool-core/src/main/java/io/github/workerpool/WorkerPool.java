@@ -962,6 +962,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         } catch (Throwable t) {
             failure = t;
             panic(t);
+            if (original instanceof PoolFuture && task instanceof Decorated && !((PoolFuture<?>) original).isDone()) {
+                // The decorator's wrapper threw without running the task (or before it ended): its
+                // future ends with that failure, instead of never (get() waited for ever).
+                ((PoolFuture<?>) original).failUnrun(t);
+            }
         }
         Throwable outcome = settle(w, failure);
         if (timed) {
@@ -2048,6 +2053,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (w != null) {
                 w.futureCancelled = true;
             }
+        }
+
+        /** Ends it with {@code t}, the failure of a wrapper that did not run it; no effect if it has ended. */
+        void failUnrun(Throwable t) {
+            super.setException(t); // the worker counts the wrapper's failure already
         }
 
         /** Tells the worker running it, if any, so that the pool counts the task as failed. */

@@ -733,6 +733,21 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aDecoratorsWrapperThatThrowsBeforeTheTask_endsTheTasksFutureWithItsFailure() throws Exception {
+        // Review helper-98: the future was never run, so get() waited for ever (a wrapper reading
+        // a request's context off a request thread, say).
+        IllegalStateException noContext = new IllegalStateException("no request context here");
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler((t) -> { }).taskDecorator((task) -> () -> {
+            throw noContext;
+        }));
+        Future<Integer> future = pool.submit(() -> 1);
+        assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCause(noContext);
+        awaitUntil("counted as failed", () -> pool.stats().failed() == 1);
+        assertThat(pool.stats().completed()).isZero();
+    }
+
+    @Test
     void taskDecorator_wrapsOnTheSubmittingThread() throws Exception {
         ThreadLocal<String> context = new ThreadLocal<>();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).taskDecorator(task -> {

@@ -31,6 +31,12 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
     @Override
     public Runnable apply(Runnable task) {
         Runnable decorated = (this.decorator != null) ? this.decorator.decorate(task) : task;
+        if (decorated == null) {
+            // Refused at submit, naming the decorator: wrapped as it was, the task failed only
+            // when it ran, where nobody could tell why.
+            throw new NullPointerException("TaskDecorator " + this.decorator + " returned null for a task of pool '"
+                    + this.poolName + "'");
+        }
         return new PoolTask(decorated);
     }
 

@@ -505,6 +505,26 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void aTaskDecoratorThatThrowsBeforeTheTask_endsItsFutureWithTheFailure_andOneThatReturnsNull_isRefusedAtSubmit() {
+        // Review helper-98: the future of a task whose decorator's wrapper threw was never
+        // completed (get() waited for ever); a null wrapper failed only when the task ran.
+        IllegalStateException noContext = new IllegalStateException("no request context here");
+        this.runner.withBean(TaskDecorator.class, () -> (task) -> () -> {
+            throw noContext;
+        }).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThat(mail.submit(() -> 1)).failsWithin(java.time.Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCause(noContext);
+        });
+        this.runner.withBean(TaskDecorator.class, () -> (task) -> null).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> mail.submit(() -> 1))
+                .withMessageContaining("returned null for a task of pool 'mail'");
+        });
+    }
+
+    @Test
     void workerPoolBuilderCustomizersAreAppliedInOrderToEveryPool() {
         this.runner.withUserConfiguration(CustomizerConfiguration.class).run((context) -> {
             CustomizerConfiguration customizers = context.getBean(CustomizerConfiguration.class);
