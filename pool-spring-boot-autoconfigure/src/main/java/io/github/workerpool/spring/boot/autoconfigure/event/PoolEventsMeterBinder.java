@@ -19,14 +19,18 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.ApplicationListener;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * Counts the published {@link PoolEvent}s in the {@code pool.events} counter, tagged {@code name}
  * (the pool's bean name) and {@code kind} ({@code rejection}, {@code saturation},
  * {@code queue-timeout}, {@code run-timeout}, {@code closed}). Every pool bean has one counter per
  * kind from the start, at 0, so that a rate over it is defined before the first event; they are
- * removed when the pool's bean is destroyed.
+ * removed when the pool's bean is destroyed. It is the first listener of the events, so that a
+ * listener that throws (Spring's multicaster stops at it) does not keep an event from its count.
  */
+@Order(Ordered.HIGHEST_PRECEDENCE) // the first listener: one that throws stops the listeners after it
 final class PoolEventsMeterBinder
         implements MeterBinder, ApplicationListener<PoolEvent>, DestructionAwareBeanPostProcessor, BeanFactoryAware {
 

@@ -158,6 +158,41 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void anEventIsCountedInItsMeter_evenWhenAListenerOrderedFirstThrows() {
+        // Review helper-98: Spring's multicaster stops at the first listener that throws, and the
+        // counter, ordered last, was not called: published, and not counted.
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true")
+            .withBean("failingAlerts", org.springframework.context.ApplicationListener.class, () -> new FailingListener()),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> mail.execute(() -> { }));
+                publisher.check();
+                assertThat(context.getBean(FailingListener.class).calls.get()).isEqualTo(1);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get("pool.events").tags("name", "mail", "kind", "rejection").counter().count())
+                    .isEqualTo(1);
+                release.countDown();
+            });
+    }
+
+    /** An alerting listener whose webhook is down, ordered before the others. */
+    @org.springframework.core.annotation.Order(0)
+    static final class FailingListener implements org.springframework.context.ApplicationListener<PoolEvent> {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public void onApplicationEvent(PoolEvent event) {
+            this.calls.incrementAndGet();
+            throw new IllegalStateException("webhook down");
+        }
+
+    }
+
+    @Test
     void theRateLimitIsPerKind() {
         manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true"),
                 Duration.ofSeconds(10), Duration.ofSeconds(10))
