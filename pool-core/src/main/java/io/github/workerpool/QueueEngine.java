@@ -154,31 +154,9 @@ final class QueueEngine extends Engine {
         int c = p.capacityNow();
         // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
         if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
-            // It goes to a new worker, not into the queue: the pool's counter counts it, once the
-            // worker has it (counting first and taking it back would let stats() latch the +1).
-            // Unless tasks are queued (a burst that came while the last workers started, or while
-            // the thread factory failed): then the new worker starts without a task and takes
-            // the queue's head, and this task queues behind them, so that a thread's tasks keep
-            // their order. Only on this path, where a thread starts anyway, is the queue looked at.
-            boolean behind = !queue.isEmpty();
-            boolean added;
-            try {
-                added = p.addWorker(behind ? null : work, !trying);
-            } catch (PoolClosedException closed) {
-                if (!trying) {
-                    p.counters.submitted.increment(); // submitted and rejected
-                }
-                throw closed;
-            }
-            if (added && !behind) {
-                p.counters.submitted.increment();
-                return true;
-            }
-            if (!added && p.workerCount == 0) {
-                // The thread factory failed and no worker is alive to take the task from the queue
-                // later: the full path tries once more and refuses it, naming the factory (queued,
-                // it waited for a later submit that might never come, and close() for it).
-                return false;
+            int started = startWorkerFor(work, trying); // a method of its own: place() stays small enough to inline
+            if (started != QUEUE_IT) {
+                return started == STARTED;
             }
         }
         // Trying: offered as counted by the pool (the queue does not count it), then counted here.
@@ -189,6 +167,45 @@ final class QueueEngine extends Engine {
             p.counters.submitted.increment();
         }
         return true;
+    }
+
+    /** startWorkerFor's answers: the new worker has the task; queue it; refuse it (the full path's to tell). */
+    private static final int STARTED = 1;
+    private static final int QUEUE_IT = 0;
+    private static final int REFUSED = -1;
+
+    /**
+     * place()'s start of a new worker, where none is idle or searching and the pool is below
+     * capacity. The task goes to the new worker, not into the queue: the pool's counter counts it,
+     * once the worker has it (counting first and taking it back would let stats() latch the +1).
+     * Unless tasks are queued (a burst that came while the last workers started, or while the
+     * thread factory failed): then the new worker starts without a task and takes the queue's
+     * head, and this task queues behind them, so that a thread's tasks keep their order. Only on
+     * this path, where a thread starts anyway, is the queue looked at.
+     */
+    private int startWorkerFor(Object work, boolean trying) {
+        WorkerPool p = pool;
+        boolean behind = !queue.isEmpty();
+        boolean added;
+        try {
+            added = p.addWorker(behind ? null : work, !trying);
+        } catch (PoolClosedException closed) {
+            if (!trying) {
+                p.counters.submitted.increment(); // submitted and rejected
+            }
+            throw closed;
+        }
+        if (added && !behind) {
+            p.counters.submitted.increment();
+            return STARTED;
+        }
+        if (!added && p.workerCount == 0) {
+            // The thread factory failed and no worker is alive to take the task from the queue
+            // later: the full path tries once more and refuses it, naming the factory (queued,
+            // it waited for a later submit that might never come, and close() for it).
+            return REFUSED;
+        }
+        return QUEUE_IT;
     }
 
     @Override

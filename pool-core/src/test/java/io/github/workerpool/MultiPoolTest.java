@@ -38,6 +38,17 @@ class MultiPoolTest {
         return WorkerPool.builder().name(Invariants.uniqueName("mp")).capacity(capacity);
     }
 
+    /** Holds the one worker of each of the two sub-pools, each until its own latch opens. */
+    private static CountDownLatch[] holdEach(MultiPool pools) {
+        CountDownLatch[] holds = {new CountDownLatch(1), new CountDownLatch(1)};
+        for (int i = 0; i < 2; i++) {
+            CountDownLatch hold = holds[i];
+            pools.pool(i).execute(() -> Latches.pass(hold));
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 2);
+        return holds;
+    }
+
     private Runnable blocker() {
         return () -> Latches.pass(release);
     }
@@ -299,12 +310,7 @@ class MultiPoolTest {
         List<Long> queued = new CopyOnWriteArrayList<>();
         MultiPool pools = invariants.track(MultiPool.of(2, builder(1).queueCapacity(0).clock(clock::get)
                 .disablePurge(true).queueTimeout(Duration.ofMillis(300)), LoadBalancing.ROUND_ROBIN));
-        CountDownLatch[] holds = {new CountDownLatch(1), new CountDownLatch(1)};
-        for (int i = 0; i < 2; i++) {
-            CountDownLatch hold = holds[i];
-            pools.pool(i).execute(() -> Latches.pass(hold));
-        }
-        await().atMost(WAIT).until(() -> pools.running() == 2);
+        CountDownLatch[] holds = holdEach(pools);
         CountDownLatch ran = new CountDownLatch(1);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread caller = new Thread(() -> {
@@ -343,12 +349,7 @@ class MultiPoolTest {
         // once the caller was on its way: a stats() between read one rejection more than the next
         // (a Prometheus counter that goes down is a reset: the rejection alerts fired).
         MultiPool pools = invariants.track(MultiPool.of(2, builder(1).disablePurge(true), LoadBalancing.ROUND_ROBIN));
-        CountDownLatch[] holds = {new CountDownLatch(1), new CountDownLatch(1)};
-        for (int i = 0; i < 2; i++) {
-            CountDownLatch hold = holds[i];
-            pools.pool(i).execute(() -> Latches.pass(hold));
-        }
-        await().atMost(WAIT).until(() -> pools.running() == 2);
+        CountDownLatch[] holds = holdEach(pools);
         CountDownLatch told = new CountDownLatch(1);
         CountDownLatch goOn = new CountDownLatch(1);
         PoolListener holdTheRefusal = new PoolListener() {
