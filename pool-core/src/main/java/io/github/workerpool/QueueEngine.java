@@ -159,17 +159,10 @@ final class QueueEngine extends Engine {
                 return started == STARTED;
             }
         }
-        // Trying: offered as counted by the pool (the queue does not count it), then counted here.
-        if (!offer(work, trying, trying)) {
-            return false;
-        }
-        if (trying) {
-            p.counters.submitted.increment();
-        }
-        return true;
+        return offerCounting(work, trying);
     }
 
-    /** startWorkerFor's answers: the new worker has the task; queue it; refuse it (the full path's to tell). */
+    /** startWorkerFor's answers: the task is in (a new worker has it, or the queue); queue it; refuse it (the full path's to tell). */
     private static final int STARTED = 1;
     private static final int QUEUE_IT = 0;
     private static final int REFUSED = -1;
@@ -179,33 +172,49 @@ final class QueueEngine extends Engine {
      * capacity. The task goes to the new worker, not into the queue: the pool's counter counts it,
      * once the worker has it (counting first and taking it back would let stats() latch the +1).
      * Unless tasks are queued (a burst that came while the last workers started, or while the
-     * thread factory failed): then the new worker starts without a task and takes the queue's
-     * head, and this task queues behind them, so that a thread's tasks keep their order. Only on
-     * this path, where a thread starts anyway, is the queue looked at.
+     * thread factory failed): then this one queues behind them, so that a thread's tasks keep
+     * their order, and the offer wakes a worker for them (a new one: none is idle or searching).
+     * If the queue is full it starts a worker of its own after all, ahead of them, rather than be
+     * refused with room for a worker. Only on this path, where a thread starts anyway, is the
+     * queue looked at.
      */
     private int startWorkerFor(Object work, boolean trying) {
         WorkerPool p = pool;
-        boolean behind = !queue.isEmpty();
+        if (!queue.isEmpty() && offerCounting(work, trying)) {
+            return STARTED;
+        }
         boolean added;
         try {
-            added = p.addWorker(behind ? null : work, !trying);
+            added = p.addWorker(work, !trying);
         } catch (PoolClosedException closed) {
             if (!trying) {
                 p.counters.submitted.increment(); // submitted and rejected
             }
             throw closed;
         }
-        if (added && !behind) {
+        if (added) {
             p.counters.submitted.increment();
             return STARTED;
         }
-        if (!added && p.workerCount == 0) {
+        if (p.workerCount == 0) {
             // The thread factory failed and no worker is alive to take the task from the queue
             // later: the full path tries once more and refuses it, naming the factory (queued,
             // it waited for a later submit that might never come, and close() for it).
             return REFUSED;
         }
         return QUEUE_IT;
+    }
+
+    /** Queues the task if there is room, counted as place() counts it; false if the queue is full. */
+    private boolean offerCounting(Object work, boolean trying) {
+        // Trying: offered as counted by the pool (the queue does not count it), then counted here.
+        if (!offer(work, trying, trying)) {
+            return false;
+        }
+        if (trying) {
+            pool.counters.submitted.increment();
+        }
+        return true;
     }
 
     @Override

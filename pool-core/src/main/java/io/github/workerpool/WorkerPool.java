@@ -2008,6 +2008,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // must hear of it (whenDropped), or its awaitAll() would wait forever.
         private volatile boolean dropped;
         private volatile Runnable onDrop;
+        // Whether run() was called: a decorator's wrapper that throws before it is, ends it
+        // (failUnrun). Volatile: a wrapper may run it on another thread and wait for it.
+        private volatile boolean entered;
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -2043,6 +2046,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
          */
         @Override
         public void run() {
+            entered = true;
             if (!isCancelled()) {
                 super.run();
                 if (!isCancelled()) {
@@ -2055,9 +2059,15 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             }
         }
 
-        /** Ends it with {@code t}, the failure of a wrapper that did not run it; no effect if it has ended. */
+        /**
+         * Ends it with {@code t}, the failure of a decorator's wrapper, unless the wrapper ran it
+         * (or it has ended). A wrapper that hands the task to another thread and then throws
+         * loses it: the task will not run there (the future has ended).
+         */
         void failUnrun(Throwable t) {
-            super.setException(t); // the worker counts the wrapper's failure already
+            if (!entered) {
+                super.setException(t); // the worker counts the wrapper's failure already
+            }
         }
 
         /** Tells the worker running it, if any, so that the pool counts the task as failed. */
@@ -2242,7 +2252,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
         /**
          * Wraps each task when it is submitted, on the submitting thread, so that context (MDC,
-         * security, tracing) can travel with it; default none.
+         * security, tracing) can travel with it; default none. The wrapper runs the task on the
+         * worker's thread. One that throws without having run it ends the future of a task given
+         * to {@code submit} or {@code invokeAll} with that failure; a task whose future the pool
+         * cannot see into (an {@code ExecutorCompletionService}'s, so {@code invokeAny}'s, a
+         * {@link TaskGroup}'s, {@code CompletableFuture.runAsync}'s) is then never run and its
+         * future never ends, as with {@code ThreadPoolExecutor}: keep wrappers from throwing.
          */
         public Builder taskDecorator(UnaryOperator<Runnable> taskDecorator) {
             this.taskDecorator = Objects.requireNonNull(taskDecorator, "taskDecorator");

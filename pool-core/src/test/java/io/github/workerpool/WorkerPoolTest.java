@@ -286,6 +286,33 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aTaskThatFindsTheQueueFull_withRoomForAWorker_startsOne_nonblockingToo() throws Exception {
+        // Review helper-100: the order fix started a worker without a task and then offered this
+        // one to the full queue, which refused it: a nonblocking pool with a free worker slot
+        // rejected it.
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).queueCapacity(2).nonblocking(true).disablePurge(true)
+                .threadFactory((r) -> {
+                    if (failing.get()) {
+                        throw new IllegalStateException("no threads now");
+                    }
+                    return new Thread(r);
+                }));
+        CountDownLatch gate = gate();
+        AtomicInteger ran = new AtomicInteger();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        failing.set(true);
+        pool.execute(ran::incrementAndGet);
+        pool.execute(ran::incrementAndGet);
+        assertThat(pool.queued()).isEqualTo(2);
+        failing.set(false);
+        pool.execute(ran::incrementAndGet); // the queue is full; a second worker may start: it takes this one
+        awaitUntil("all ran", () -> ran.get() == 3);
+        open(gate);
+    }
+
+    @Test
     void queueFull_blockingCaller_waitsForQueueRoom() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(1).spinNanos(0));
         CountDownLatch gate = gate();

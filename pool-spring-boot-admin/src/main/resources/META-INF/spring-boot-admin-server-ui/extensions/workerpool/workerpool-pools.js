@@ -102,6 +102,14 @@
     return Object.create(null);
   }
 
+  /** The option's hint in the form; for a MultiPool (pools > 1) capacity and queueCapacity are per pool. */
+  function hintOf(option, pools) {
+    if (pools > 1 && (option.name === 'capacity' || option.name === 'queueCapacity')) {
+      return 'per pool, for each of its ' + pools + ' pools (the figures above are their sums); ' + option.hint;
+    }
+    return option.hint;
+  }
+
   function shown(value) {
     if (value === undefined || value === null) {
       return 'none';
@@ -380,6 +388,9 @@
 
       function renderForm(name) {
         var form = state.forms[name];
+        // A MultiPool's options are each of its pools' (a capacity of 8 gives each pool 8), while
+        // its figures above are their sums: the two fields say so.
+        var pools = ((state.pools[name] || {}).config || {}).pools;
         var rows = OPTIONS.filter(function (option) {
           return option.name in form.values;
         }).map(function (option) {
@@ -409,7 +420,7 @@
           return h('label', { class: 'wp-option' }, [
             h('span', { class: 'wp-option-name' }, option.name),
             input,
-            option.hint ? h('small', option.hint) : null,
+            hintOf(option, pools) ? h('small', { 'data-hint': option.name }, hintOf(option, pools)) : null,
           ]);
         });
         return h('form', {

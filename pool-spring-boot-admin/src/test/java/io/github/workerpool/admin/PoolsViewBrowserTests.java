@@ -540,6 +540,44 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void aMultiPoolsFormSaysItsCapacityIsPerPool() throws Exception {
+        // Review helper-96: the figures show a MultiPool's sums (32), the form its pools' options
+        // (8): one who typed 32 to keep 32 got 4 x 32.
+        openBrowser();
+        ObjectNode ingest = (ObjectNode) Http.get(this.actuators.get("one") + "/pools").get("pools").get("mail").deepCopy();
+        int each = ingest.get("config").get("capacity").asInt();
+        ingest.put("name", "ingest").put("capacity", 4 * each);
+        ((ObjectNode) ingest.get("config")).put("pools", 4);
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"ingest\": " + ingest + "}}");
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-multi");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement pool = wait.until(ExpectedConditions.presenceOfElementLocated(pool("ingest")));
+            assertThat(field(pool, "capacity").getText()).isEqualTo(String.valueOf(4 * each));
+            click(pool.findElement(By.cssSelector("[data-action=tune]")));
+            WebElement form = this.browser.findElement(pool("ingest"));
+            assertThat(form.findElement(By.cssSelector("[data-option=capacity]")).getAttribute("value"))
+                .isEqualTo(String.valueOf(each));
+            assertThat(form.findElement(By.cssSelector("[data-hint=capacity]")).getText())
+                .startsWith("per pool, for each of its 4 pools");
+            assertThat(form.findElement(By.cssSelector("[data-hint=queueCapacity]")).getText())
+                .startsWith("per pool, for each of its 4 pools");
+            assertThat(form.findElement(By.cssSelector("[data-hint=maxBlockingTasks]")).getText()).isEqualTo("0 = no limit");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
     void whilePollsFail_theLastFiguresStayDimmedWithTheirAge() throws Exception {
         // Found by a review: the view kept the last figures as if they were the pool's now.
         openBrowser();

@@ -13,6 +13,21 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
 
     private static final ThreadLocal<String> CURRENT_POOL = new ThreadLocal<>();
 
+    /**
+     * Set by SpringPool.submitCompletable around its submit (the pool decorates a task on the
+     * submitting thread): what to tell if the task's wrapper fails without running the task, whose
+     * CompletableFuture only the task completes (it waited for ever).
+     */
+    static final ThreadLocal<WrapperFailure> SUBMITTING = new ThreadLocal<>();
+
+    /** Told that a task's wrapper threw; a no-op if the task had started. */
+    @FunctionalInterface
+    interface WrapperFailure {
+
+        void failed(Throwable failure);
+
+    }
+
     private final String poolName;
 
     private final TaskDecorator decorator;
@@ -30,6 +45,8 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
 
     @Override
     public Runnable apply(Runnable task) {
+        WrapperFailure onWrapperFailure = SUBMITTING.get();
+        SUBMITTING.remove(); // read before the decorators run: a submit they make is another task's
         Runnable decorated = (this.decorator != null) ? this.decorator.decorate(task) : task;
         if (decorated == null) {
             // Refused at submit, naming the decorator: wrapped as it was, the task failed only
@@ -37,15 +54,18 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
             throw new NullPointerException("TaskDecorator " + this.decorator + " returned null for a task of pool '"
                     + this.poolName + "'");
         }
-        return new PoolTask(decorated);
+        return new PoolTask(decorated, onWrapperFailure);
     }
 
     private final class PoolTask implements Runnable {
 
         private final Runnable task;
 
-        PoolTask(Runnable task) {
+        private final WrapperFailure onWrapperFailure;
+
+        PoolTask(Runnable task, WrapperFailure onWrapperFailure) {
             this.task = task;
+            this.onWrapperFailure = onWrapperFailure;
         }
 
         @Override
@@ -54,6 +74,12 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
             CURRENT_POOL.set(PoolTaskDecorator.this.poolName);
             try {
                 this.task.run();
+            }
+            catch (Throwable ex) {
+                if (this.onWrapperFailure != null) {
+                    this.onWrapperFailure.failed(ex);
+                }
+                throw ex;
             }
             finally {
                 if (outer != null) {

@@ -9,9 +9,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-import io.github.workerpool.PoolStats;
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
+import io.github.workerpool.PoolStats;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -412,7 +413,7 @@ public class PoolsEndpoint {
      * @param queueTimeouts tasks that started later than the queue timeout
      * @param runTimeouts tasks that ran longer than the run timeout
      * @param closed whether the pool was shut down
-     * @param config every option as configured
+     * @param config every option as configured (a MultiPool's: each of its pools', and {@code pools}, how many)
      * @param adaptive its adaptive capacity; null if it has none
      */
     public record PoolDescriptor(String name, int capacity, int running, int idle, int free, int waiting, int queued,
@@ -429,6 +430,11 @@ public class PoolsEndpoint {
                 options.put(option.field(), option.display(config));
             }
             options.put("customThreadFactory", config.customThreadFactory());
+            if (pool instanceof MultiPool multi) {
+                // Its options are each sub-pool's (a tune of capacity 8 gives each pool 8), its
+                // figures their sums: said, so that a reader (SBA's view) does not take one for the other.
+                options.put("pools", multi.size());
+            }
             if (pool instanceof SpringPool springPool) {
                 options.put("shutdownAwaitTerminationPeriod", text(springPool.awaitTerminationPeriod()));
             }

@@ -513,6 +513,13 @@ final class SpringPool extends ForwardingPool
         CompletableFuture<T> result = new CompletableFuture<>();
         this.completables.add(result);
         Future<T> future;
+        // A decorator's wrapper that throws without running the task ends the future with that
+        // failure (only the task completes it otherwise); the task, once started, owns it.
+        PoolTaskDecorator.SUBMITTING.set((failure) -> {
+            if (this.completables.remove(result)) {
+                result.completeExceptionally(new CompletionException(describe(failure), failure));
+            }
+        });
         try {
             future = this.pool.submit(() -> {
                 if (!this.completables.remove(result)) {
@@ -539,6 +546,9 @@ final class SpringPool extends ForwardingPool
         catch (RuntimeException | Error ex) {
             this.completables.remove(result);
             throw ex;
+        }
+        finally {
+            PoolTaskDecorator.SUBMITTING.remove(); // a pool with no decorator of ours never read it
         }
         result.whenComplete((value, failure) -> {
             if (result.isCancelled() && this.completables.remove(result)) {

@@ -385,6 +385,9 @@ class PoolsActuatorAutoConfigurationTests {
                 assertThat(endpoint.pool("own").name()).isEqualTo("own");
                 assertThat(endpoint.pool("own").config()).containsEntry("name", "inner-name");
                 assertThat(endpoint.pool("multi").capacity()).isEqualTo(2);
+                // Its options are each pool's: the count says the capacity above is their sum.
+                assertThat(endpoint.pool("multi").config()).containsEntry("capacity", 1).containsEntry("pools", 2);
+                assertThat(endpoint.pool("own").config()).doesNotContainKey("pools");
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
                 for (String name : new String[] { "own", "function", "multi" }) {
                     assertThat(registry.find("executor.pool.max").tag("name", name).gauges()).as(name).hasSize(1);

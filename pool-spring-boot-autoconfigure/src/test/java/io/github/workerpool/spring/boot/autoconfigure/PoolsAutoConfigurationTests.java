@@ -516,6 +516,10 @@ class PoolsAutoConfigurationTests {
             assertThat(mail.submit(() -> 1)).failsWithin(java.time.Duration.ofSeconds(10))
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .withCause(noContext);
+            // @Async methods that return a CompletableFuture come this way.
+            assertThat(mail.submitCompletable(() -> 1)).failsWithin(java.time.Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCause(noContext);
         });
         this.runner.withBean(TaskDecorator.class, () -> (task) -> null).run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);

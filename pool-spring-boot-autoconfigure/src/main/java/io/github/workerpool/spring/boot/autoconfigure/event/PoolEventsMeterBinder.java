@@ -27,10 +27,11 @@ import org.springframework.core.annotation.Order;
  * (the pool's bean name) and {@code kind} ({@code rejection}, {@code saturation},
  * {@code queue-timeout}, {@code run-timeout}, {@code closed}). Every pool bean has one counter per
  * kind from the start, at 0, so that a rate over it is defined before the first event; they are
- * removed when the pool's bean is destroyed. It is the first listener of the events, so that a
- * listener that throws (Spring's multicaster stops at it) does not keep an event from its count.
+ * removed when the pool's bean is destroyed. It hears an event before any listener with an
+ * ordinary order ({@code @Order}, {@code Ordered}; a {@code PriorityOrdered} one comes first), so
+ * that one that throws (Spring's multicaster stops at it) does not keep the event from its count.
  */
-@Order(Ordered.HIGHEST_PRECEDENCE) // the first listener: one that throws stops the listeners after it
+@Order(Ordered.HIGHEST_PRECEDENCE) // before the listeners: one that throws stops those after it
 final class PoolEventsMeterBinder
         implements MeterBinder, ApplicationListener<PoolEvent>, DestructionAwareBeanPostProcessor, BeanFactoryAware {
 
