@@ -174,13 +174,16 @@ final class QueueEngine extends Engine {
      * Unless tasks are queued (a burst that came while the last workers started, or while the
      * thread factory failed): then this one queues behind them, so that a thread's tasks keep
      * their order, and the offer wakes a worker for them (a new one: none is idle or searching).
-     * If the queue is full it starts a worker of its own after all, ahead of them, rather than be
-     * refused with room for a worker. Only on this path, where a thread starts anyway, is the
+     * If the queue is full, or no worker is alive, it starts a worker of its own after all, ahead
+     * of them, rather than be refused with room for a worker. Only on this path, where a thread starts anyway, is the
      * queue looked at.
      */
     private int startWorkerFor(Object work, boolean trying) {
         WorkerPool p = pool;
-        if (!queue.isEmpty() && offerCounting(work, trying)) {
+        // Not with no live worker: the one the offer would wake may not start either (the thread
+        // factory failing), and the task would wait there for a submit that may never come; as
+        // below, it then starts a worker of its own or is refused, naming the factory.
+        if (p.workerCount > 0 && !queue.isEmpty() && offerCounting(work, trying)) {
             return STARTED;
         }
         boolean added;

@@ -2008,9 +2008,23 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // must hear of it (whenDropped), or its awaitAll() would wait forever.
         private volatile boolean dropped;
         private volatile Runnable onDrop;
-        // Whether run() was called: a decorator's wrapper that throws before it is, ends it
-        // (failUnrun). Volatile: a wrapper may run it on another thread and wait for it.
-        private volatile boolean entered;
+        // Who came first, run() (ENTERED) or a decorator's wrapper that threw before it was
+        // called (FAILED_UNRUN, failUnrun): one claim, so that a wrapper that handed the task to
+        // another thread does not end its future while it runs there.
+        private static final int NOT_YET = 0;
+        private static final int ENTERED = 1;
+        private static final int FAILED_UNRUN = 2;
+        private static final java.lang.invoke.VarHandle FIRST;
+
+        static {
+            try {
+                FIRST = java.lang.invoke.MethodHandles.lookup().findVarHandle(PoolFuture.class, "first", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private volatile int first;
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -2046,7 +2060,9 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
          */
         @Override
         public void run() {
-            entered = true;
+            if (first != ENTERED && !FIRST.compareAndSet(this, NOT_YET, ENTERED)) {
+                return; // failUnrun came first: it has ended (or is ending) the future
+            }
             if (!isCancelled()) {
                 super.run();
                 if (!isCancelled()) {
@@ -2060,12 +2076,12 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
 
         /**
-         * Ends it with {@code t}, the failure of a decorator's wrapper, unless the wrapper ran it
-         * (or it has ended). A wrapper that hands the task to another thread and then throws
-         * loses it: the task will not run there (the future has ended).
+         * Ends it with {@code t}, the failure of a decorator's wrapper, unless run() was called
+         * first (by the wrapper, or on a thread it handed the task to), or it has ended. A task
+         * handed to another thread that has not run it yet will not run there.
          */
         void failUnrun(Throwable t) {
-            if (!entered) {
+            if (FIRST.compareAndSet(this, NOT_YET, FAILED_UNRUN)) {
                 super.setException(t); // the worker counts the wrapper's failure already
             }
         }

@@ -185,6 +185,23 @@ class WorkerPoolRaceTest extends PoolTestSupport {
     }
 
     @Test
+    void aTaskForAPoolWithTasksQueuedAndNoLiveWorker_isRefusedWhileTheFactoryFails_notQueuedThere() throws Exception {
+        // Review helper-101: the order fix queued it behind the stranded one (the worker its offer
+        // woke could not start), where nothing would run it; a MultiPool passed it to that sub-pool.
+        FlakyThreads threads = new FlakyThreads();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(5).spinNanos(0).disablePurge(true)
+            .threadFactory(threads));
+        CountDownLatch ranB = queuedWhileTheOnlyWorkerFailsToStart(pool, threads);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pool.execute(() -> { }))
+            .isInstanceOf(PoolOverloadException.class).hasMessageContaining("fix the thread factory");
+        assertThat(pool.queued()).isEqualTo(1);
+        threads.failStart = false;
+        pool.shutdown();
+        assertThat(pool.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("terminated").isTrue();
+        assertThat(ranB.getCount()).as("the queued task ran").isZero();
+    }
+
+    @Test
     void tasksQueuedWhileNoThreadCouldStart_runAtShutdown_once_theFactoryWorksAgain() throws Exception {
         // Found by a review: nothing drained the queue with no worker left, so shutdown never terminated.
         FlakyThreads threads = new FlakyThreads();

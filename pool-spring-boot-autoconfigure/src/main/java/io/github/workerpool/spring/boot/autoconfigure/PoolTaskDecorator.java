@@ -18,7 +18,14 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
      * submitting thread): what to tell if the task's wrapper fails without running the task, whose
      * CompletableFuture only the task completes (it waited for ever).
      */
-    static final ThreadLocal<WrapperFailure> SUBMITTING = new ThreadLocal<>();
+    static final ThreadLocal<Submitting> SUBMITTING = new ThreadLocal<>();
+
+    /**
+     * A submit under way: the pool it is for (a decorator set by a customizer in this pool's
+     * place may submit to another pool, whose PoolTaskDecorator must not take it), and what to tell.
+     */
+    record Submitting(String pool, WrapperFailure onWrapperFailure) {
+    }
 
     /** Told that a task's wrapper threw; a no-op if the task had started. */
     @FunctionalInterface
@@ -45,8 +52,10 @@ final class PoolTaskDecorator implements UnaryOperator<Runnable> {
 
     @Override
     public Runnable apply(Runnable task) {
-        WrapperFailure onWrapperFailure = SUBMITTING.get();
+        Submitting submitting = SUBMITTING.get();
         SUBMITTING.remove(); // read before the decorators run: a submit they make is another task's
+        WrapperFailure onWrapperFailure = (submitting != null && submitting.pool().equals(this.poolName))
+                ? submitting.onWrapperFailure() : null;
         Runnable decorated = (this.decorator != null) ? this.decorator.decorate(task) : task;
         if (decorated == null) {
             // Refused at submit, naming the decorator: wrapped as it was, the task failed only

@@ -515,11 +515,11 @@ final class SpringPool extends ForwardingPool
         Future<T> future;
         // A decorator's wrapper that throws without running the task ends the future with that
         // failure (only the task completes it otherwise); the task, once started, owns it.
-        PoolTaskDecorator.SUBMITTING.set((failure) -> {
+        PoolTaskDecorator.SUBMITTING.set(new PoolTaskDecorator.Submitting(name(), (failure) -> {
             if (this.completables.remove(result)) {
                 result.completeExceptionally(new CompletionException(describe(failure), failure));
             }
-        });
+        }));
         try {
             future = this.pool.submit(() -> {
                 if (!this.completables.remove(result)) {

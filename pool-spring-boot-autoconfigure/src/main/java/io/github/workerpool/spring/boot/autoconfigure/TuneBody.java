@@ -248,7 +248,8 @@ final class TuneBody {
                     + " it takes a restart to change",
             "shutdownAwaitTerminationPeriod", "is read when the pool stops: set pools.instances.<pool>.shutdown."
                     + "await-termination-period (or pools.defaults.shutdown.await-termination-period); it takes a"
-                    + " restart to apply");
+                    + " restart to apply",
+            "pools", "is how many pools a MultiPool has, fixed when it is built (MultiPool.of)");
 
     private static final String ADAPTIVE = "adaptive";
 

@@ -61,6 +61,7 @@ class PoolsEndpointSweepIntegrationTests {
                 "shutdownAwaitTerminationPeriod is read when the pool stops: set pools.instances.<pool>.shutdown."
                         + "await-termination-period"));
         cases.add(post(tune, "{\"customThreadFactory\": true}", 400, "customThreadFactory is fixed when the pool is built"));
+        cases.add(post(tune, "{\"pools\": 4}", 400, "pools is how many pools a MultiPool has, fixed when it is built"));
         cases.add(post(tune, "{\"capacty\": 50}", 400, "capacty is no option of a pool; did you mean capacity?"));
         cases.add(post(tune, "{\"capacity\": 5, \"capacty\": 50}", 400, "did you mean capacity?"));
         cases.add(post(tune, "{\"queuecapacity\": 50}", 400, "did you mean queueCapacity?"));
