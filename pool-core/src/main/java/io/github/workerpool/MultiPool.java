@@ -24,8 +24,9 @@ import java.util.function.UnaryOperator;
  * blocking and without counting a rejection; only if every pool is full does the task get the
  * chosen pool's full-pool treatment: the caller waits there (blocking pools) or is rejected
  * (nonblocking pools). A chosen pool with no live worker (its thread factory failed) gives its
- * turn to the next one that has a worker to wait for. A sub-pool shut down on its own ({@code pool(i).shutdown()}) is out of
- * the rotation until it is rebooted; a caller that was waiting in it is sent on to the open ones.
+ * turn to the next one that has a worker to wait for. A sub-pool shut down on its own
+ * ({@code pool(i).shutdown()}) is out of the rotation until it is rebooted; a caller that was
+ * waiting in it is sent on to the open ones.
  *
  * <pre>{@code
  * try (MultiPool pools = MultiPool.of(4, WorkerPool.builder().name("ingest").capacity(64),

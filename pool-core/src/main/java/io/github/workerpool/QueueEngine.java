@@ -162,7 +162,7 @@ final class QueueEngine extends Engine {
         return offerCounting(work, trying);
     }
 
-    /** startWorkerFor's answers: the task is in (a new worker has it, or the queue); queue it; refuse it (the full path's to tell). */
+    /** startWorkerFor's answers: the task is in (a new worker has it, or the queue); queue it; refuse it. */
     private static final int STARTED = 1;
     private static final int QUEUE_IT = 0;
     private static final int REFUSED = -1;
@@ -175,8 +175,8 @@ final class QueueEngine extends Engine {
      * thread factory failed): then this one queues behind them, so that a thread's tasks keep
      * their order, and the offer wakes a worker for them (a new one: none is idle or searching).
      * If the queue is full, or no worker is alive, it starts a worker of its own after all, ahead
-     * of them, rather than be refused with room for a worker. Only on this path, where a thread starts anyway, is the
-     * queue looked at.
+     * of them, rather than be refused with room for a worker. Only on this path, where a thread
+     * starts anyway, is the queue looked at.
      */
     private int startWorkerFor(Object work, boolean trying) {
         WorkerPool p = pool;
