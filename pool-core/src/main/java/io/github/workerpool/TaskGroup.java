@@ -228,8 +228,11 @@ public final class TaskGroup<R> {
         }
         t.poolFuture = f;
         if (f instanceof WorkerPool.PoolFuture) {
-            ((WorkerPool.PoolFuture<?>) f).whenDropped(() -> finish(t, FAILED, null, new RejectedExecutionException(
+            WorkerPool.PoolFuture<?> pf = (WorkerPool.PoolFuture<?>) f;
+            pf.whenDropped(() -> finish(t, FAILED, null, new RejectedExecutionException(
                     "the pool was stopped (shutdownNow) before task " + t.index + " of the group started")));
+            // A task decorator's wrapper that threw before the task ran: the task fails with it.
+            pf.whenFailedUnrun((failure) -> finish(t, FAILED, null, failure));
         }
         if (t.isCancelled()) {
             // Cancelled before we could pass the pool's future on: as that cancel asked (no

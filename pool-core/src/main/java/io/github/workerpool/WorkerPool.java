@@ -2025,6 +2025,10 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         }
 
         private volatile int first;
+        // The failure of a wrapper that came first (failUnrun), and who is told of it (a TaskGroup,
+        // whose task otherwise stays pending).
+        private volatile Throwable unrunFailure;
+        private volatile java.util.function.Consumer<Throwable> onUnrunFailure;
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -2083,6 +2087,24 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         void failUnrun(Throwable t) {
             if (FIRST.compareAndSet(this, NOT_YET, FAILED_UNRUN)) {
                 super.setException(t); // the worker counts the wrapper's failure already
+                unrunFailure = t;
+                java.util.function.Consumer<Throwable> action = onUnrunFailure;
+                if (action != null) {
+                    action.accept(t);
+                }
+            }
+        }
+
+        /**
+         * Runs {@code action} with the failure of a decorator's wrapper that ended this future
+         * before it ran (at once if it has already): possibly twice, if the two race, so it must
+         * be idempotent.
+         */
+        void whenFailedUnrun(java.util.function.Consumer<Throwable> action) {
+            onUnrunFailure = action;
+            Throwable t = unrunFailure;
+            if (t != null) {
+                action.accept(t);
             }
         }
 
@@ -2270,10 +2292,11 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
          * Wraps each task when it is submitted, on the submitting thread, so that context (MDC,
          * security, tracing) can travel with it; default none. The wrapper runs the task on the
          * worker's thread. One that throws without having run it ends the future of a task given
-         * to {@code submit} or {@code invokeAll} with that failure; a task whose future the pool
-         * cannot see into (an {@code ExecutorCompletionService}'s, so {@code invokeAny}'s, a
-         * {@link TaskGroup}'s, {@code CompletableFuture.runAsync}'s) is then never run and its
-         * future never ends, as with {@code ThreadPoolExecutor}: keep wrappers from throwing.
+         * to {@code submit} or {@code invokeAll}, or a {@link TaskGroup}'s task, with that
+         * failure; a task whose future the pool cannot see into (an
+         * {@code ExecutorCompletionService}'s, so {@code invokeAny}'s, or
+         * {@code CompletableFuture.runAsync}'s) is then never run and its future never ends, as
+         * with {@code ThreadPoolExecutor}: keep wrappers from throwing.
          */
         public Builder taskDecorator(UnaryOperator<Runnable> taskDecorator) {
             this.taskDecorator = Objects.requireNonNull(taskDecorator, "taskDecorator");

@@ -463,6 +463,22 @@ class TaskGroupTest {
     }
 
     @Test
+    void aDecoratorsWrapperThatThrowsBeforeTheTask_failsTheGroupsTask_soAwaitAllEnds() {
+        // Review helper-100: the pool's future ended with the wrapper's failure, the group's task
+        // stayed pending, and awaitAll() waited for ever.
+        IllegalStateException noContext = new IllegalStateException("no request context here");
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .panicHandler((t) -> { }).taskDecorator((r) -> () -> {
+                    throw noContext;
+                }).build());
+        TaskGroup<Integer> group = TaskGroup.of(pool);
+        group.submit(() -> 1);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> assertThatThrownBy(group::awaitAll).isInstanceOf(ExecutionException.class).hasCause(noContext));
+        assertThat(group.counts()).isEqualTo(new TaskGroup.Counts(1, 0, 0, 1, 0));
+    }
+
+    @Test
     void aTaskThatCancelsItself_beforeSubmitHasThePoolsFuture_isNotInterrupted() throws Exception {
         // An executor whose submit returns only once the task has cancelled itself: the submitting
         // thread descheduled between the pool taking the task and submit() storing its future.
