@@ -56,7 +56,8 @@ import java.util.stream.StreamSupport;
  *
  * <p>Every task ends, whatever happens to its pool: a task the pool refuses, or that the pool
  * stops before it starts ({@code shutdownNow}), fails with a {@link RejectedExecutionException};
- * running a future that {@code shutdownNow} returned does nothing then. An executor other than
+ * running a future that {@code shutdownNow} returned does nothing then. One whose pool's task
+ * decorator wraps it in code that throws before it runs fails with that failure. An executor other than
  * this library's pools cannot tell the group: a task it drops unrun (a
  * {@code ThreadPoolExecutor}'s {@code shutdownNow} or discard policy) stays pending until the
  * group is {@linkplain #cancel() cancelled}.

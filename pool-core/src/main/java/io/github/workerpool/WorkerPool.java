@@ -2028,7 +2028,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         // The failure of a wrapper that came first (failUnrun), and who is told of it (a TaskGroup,
         // whose task otherwise stays pending).
         private volatile Throwable unrunFailure;
-        private volatile java.util.function.Consumer<Throwable> onUnrunFailure;
+        private volatile Consumer<Throwable> onUnrunFailure;
 
         PoolFuture(Callable<V> callable) {
             super(callable);
@@ -2065,7 +2065,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
         @Override
         public void run() {
             if (first != ENTERED && !FIRST.compareAndSet(this, NOT_YET, ENTERED)) {
-                return; // failUnrun came first: it has ended (or is ending) the future
+                return; // failUnrun came first (it has ended the future), or another run() is under way
             }
             if (!isCancelled()) {
                 super.run();
@@ -2088,7 +2088,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             if (FIRST.compareAndSet(this, NOT_YET, FAILED_UNRUN)) {
                 super.setException(t); // the worker counts the wrapper's failure already
                 unrunFailure = t;
-                java.util.function.Consumer<Throwable> action = onUnrunFailure;
+                Consumer<Throwable> action = onUnrunFailure;
                 if (action != null) {
                     action.accept(t);
                 }
@@ -2100,7 +2100,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
          * before it ran (at once if it has already): possibly twice, if the two race, so it must
          * be idempotent.
          */
-        void whenFailedUnrun(java.util.function.Consumer<Throwable> action) {
+        void whenFailedUnrun(Consumer<Throwable> action) {
             onUnrunFailure = action;
             Throwable t = unrunFailure;
             if (t != null) {
