@@ -4,6 +4,7 @@ import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolAutoConfiguration;
 import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolProperties;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -14,7 +15,9 @@ import org.springframework.core.env.Environment;
  * would have refused it: the web server's pool ({@code pools.web-server.pool}) sized down to no
  * more than {@code pools.web-server.reserved-threads} admits one request at a time and answers 503
  * to the rest. Startup checks this rule when the pool starts adaptive; without this, a pool
- * switched on later went there unchecked.
+ * switched on later went there unchecked. Where the web server does not run on a pool (no servlet
+ * web server, so {@code pools.web-server.pool} is not applied) startup checks nothing, and neither
+ * does this.
  */
 @FunctionalInterface
 interface AdaptiveGuard {
@@ -31,7 +34,8 @@ interface AdaptiveGuard {
     /** The web server pool's rule, from {@code pools.web-server.*} (read at startup, as they are). */
     static AdaptiveGuard of(Environment environment, ListableBeanFactory beanFactory) {
         String webServerPool = PoolsPropertiesBinding.webServerPool(environment);
-        if (webServerPool == null || webServerPool.isBlank()) {
+        if (webServerPool == null || webServerPool.isBlank()
+                || !beanFactory.containsBeanDefinition(WebServerPoolAutoConfiguration.WEB_SERVER_POOL_BEAN_NAME)) {
             return NONE;
         }
         // Only the two properties read (a bad retry-after is not this rule's), the default the

@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 
 import io.github.workerpool.adaptive.AdaptiveCapacity;
+import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,9 +27,11 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,16 +48,29 @@ class PoolsAdaptiveTests {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
-                PoolsEndpointAutoConfiguration.class, PoolsMetricsAutoConfiguration.class,
-                EndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
-                CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
-        .withPropertyValues("pools.instances.db.capacity=100", "pools.instances.db.adaptive.enabled=true",
-                "pools.instances.db.adaptive.min-capacity=2", "pools.instances.db.adaptive.max-capacity=64",
-                "pools.instances.db.adaptive.algorithm=Vegas", "pools.instances.mail.capacity=3",
-                "pools.instances.fixed.capacity=2", "pools.instances.fixed.pre-alloc=true",
-                "management.endpoints.web.exposure.include=pools");
+    private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(PoolsAutoConfiguration.class,
+            TaskExecutionAutoConfiguration.class, PoolsEndpointAutoConfiguration.class,
+            PoolsMetricsAutoConfiguration.class, EndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class);
+
+    private static final String[] PROPERTIES = { "pools.instances.db.capacity=100",
+            "pools.instances.db.adaptive.enabled=true", "pools.instances.db.adaptive.min-capacity=2",
+            "pools.instances.db.adaptive.max-capacity=64", "pools.instances.db.adaptive.algorithm=Vegas",
+            "pools.instances.mail.capacity=3", "pools.instances.fixed.capacity=2",
+            "pools.instances.fixed.pre-alloc=true", "management.endpoints.web.exposure.include=pools" };
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+        .withPropertyValues(PROPERTIES);
+
+    /**
+     * A servlet application with Tomcat on the classpath, where pools.web-server.pool applies (the
+     * server itself is not started); its pools have the queue the web server's rules ask for.
+     */
+    private final WebApplicationContextRunner webRunner = new WebApplicationContextRunner()
+        .withConfiguration(CONFIGURATIONS)
+        .withConfiguration(AutoConfigurations.of(WebServerPoolAutoConfiguration.class))
+        .withPropertyValues(PROPERTIES)
+        .withPropertyValues("pools.defaults.queue-capacity=" + Integer.MAX_VALUE);
 
     // ---------------------------------------------------------------- properties
 
@@ -533,7 +549,7 @@ class PoolsAdaptiveTests {
         // server's pool, but a pool switched on later (endpoint, refresh) went there unchecked, and
         // the server then let one request in at a time. (pools.web-server.* read as the rule's input;
         // the web server itself is not needed for the check.)
-        this.runner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
             assertThatExceptionOfType(InvalidEndpointRequestException.class)
                 .isThrownBy(() -> tune(context, "mail", Map.of(), true))
@@ -554,10 +570,27 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void withoutAServletWebServer_theWebServersRuleDoesNotApply_live_asAtStartup() {
+        // Helper-94: the live rule read pools.web-server.pool in any application, so where the
+        // property is not applied (no servlet web server) a pool could not be switched adaptive
+        // live to the settings startup accepts (min-capacity 1, below the 2 reserved threads).
+        this.runner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+            assertThat(context).hasNotFailed();
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            tune(context, "mail", Map.of(), true);
+            assertThat(mail.adaptive().enabled()).as("switched on by the endpoint").isTrue();
+            tune(context, "mail", Map.of(), false);
+            refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "true"));
+            assertThat(mail.adaptive().enabled()).as("switched on by a refresh").isTrue();
+            assertThat(mail.adaptive().settings().minCapacity()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void theWebServersPool_namedByAnotherSpellingOfItsKey_cannotBeSwitchedAdaptiveLive_either() {
         // Review helper-71: the rule compared the property with the pool's name as written, so a
         // web server pool named by an alias (a key's other spelling) was switched on unchecked.
-        this.runner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.instances.orderevents.capacity=8",
+        this.webRunner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.instances.orderevents.capacity=8",
                 "pools.web-server.pool=orderevents").run((context) -> {
             SpringPool pool = context.getBean("order-events", SpringPool.class);
             assertThat(context.getBeanFactory().getAliases("order-events")).contains("orderevents");
@@ -574,9 +607,10 @@ class PoolsAdaptiveTests {
     void aSpellingThatIsAnApplicationPoolOfItsOwn_isThatPool_notTheStartersForTheWebServerRule() {
         // Review helper-74: matching by spelling refused adaptive sizing for the starter's
         // order-events while the web server ran on the application's own orderEvents.
-        this.runner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.web-server.pool=orderEvents")
+        this.webRunner.withPropertyValues("pools.instances.order-events.capacity=8", "pools.web-server.pool=orderEvents")
             .withBean("orderEvents", io.github.workerpool.WorkerPool.class,
-                    () -> io.github.workerpool.WorkerPool.builder().name("orderEvents").capacity(4).build())
+                    () -> io.github.workerpool.WorkerPool.builder().name("orderEvents").capacity(4)
+                        .queueCapacity(Integer.MAX_VALUE).build())
             .run((context) -> {
                 tune(context, "order-events", Map.of(), true);
                 assertThat(context.getBean("order-events", SpringPool.class).adaptive().enabled()).isTrue();
@@ -588,7 +622,7 @@ class PoolsAdaptiveTests {
         // Found by a review: the refresh read pools.web-server.* afresh, so one that also lowered
         // reserved-threads (which takes a restart) let the pool be switched adaptive down to the
         // 2 reserved threads the running server still keeps: one request at a time.
-        this.runner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
             refresh(context, Map.of("pools.web-server.reserved-threads", "1", "pools.instances.mail.adaptive.enabled",
                     "true", "pools.instances.mail.adaptive.min-capacity", "2"));
@@ -620,12 +654,12 @@ class PoolsAdaptiveTests {
         context.publishEvent(new EnvironmentChangeEvent(context, java.util.Set.of(key)));
     }
 
-    private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
+    private static void refresh(ConfigurableApplicationContext context, Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed-" + values, values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
     }
 
-    private static PoolsEndpoint.PoolDescriptor tune(AssertableApplicationContext context, String pool,
+    private static PoolsEndpoint.PoolDescriptor tune(ConfigurableApplicationContext context, String pool,
             Map<PoolOption, Object> fields, Object adaptive) {
         return (PoolsEndpoint.PoolDescriptor) context.getBean(PoolsEndpoint.class).action(pool, "tune", fields, adaptive,
                 "alice");

@@ -56,9 +56,15 @@ public final class WebServerPoolAutoConfiguration {
 
     static final int FILTER_ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
 
+    /**
+     * The name of the bean that puts the web server's requests on the pool: defined only where
+     * this auto-configuration applies (a servlet web application with pools.web-server.pool set).
+     */
+    public static final String WEB_SERVER_POOL_BEAN_NAME = "poolsWebServerPool";
+
     private static final Log logger = LogFactory.getLog(WebServerPoolAutoConfiguration.class);
 
-    @Bean
+    @Bean(WEB_SERVER_POOL_BEAN_NAME)
     WebServerPool poolsWebServerPool(ListableBeanFactory beanFactory, Environment environment) {
         WebServerPoolProperties properties = properties(environment);
         // Read, not injected: pools.* is no bean (see PoolsAutoConfiguration); the registrar has
