@@ -294,12 +294,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Why a restart with a pool's settings would fail, by startup's own checks, or null. */
     private String restartFailure(PoolSettings settings) {
         try {
-            settings.builder();
-            PoolsRegistrar.checkAdaptive(settings, classLoader());
-            return null;
-        }
-        catch (PoolConfigurationException ex) {
-            return ex.getMessage() + " (" + ex.getAction() + ")";
+            return failure(() -> {
+                settings.builder();
+                PoolsRegistrar.checkAdaptive(settings, classLoader());
+            });
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
             return ex.getMessage();
