@@ -57,7 +57,7 @@ final class OwnedPool extends ForwardingPool {
     /** @throws IllegalStateException always: the pipeline closes its pool */
     @Override
     public List<?> releaseNow() {
-        throw owned("closes it when it is closed or cancelled");
+        throw owned("closes it when it is closed");
     }
 
     /** @throws IllegalStateException always: the pipeline closes its pool */

@@ -157,17 +157,24 @@ public final class Pipeline implements AutoCloseable {
         // finishing the batch that freed the slot (an interrupt there would fail the batch).
         int capacity = (int) Math.min(Integer.MAX_VALUE, sum);
         java.util.concurrent.atomic.AtomicLong threads = new java.util.concurrent.atomic.AtomicLong();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
         // Its threads are marked, so that close() and await() from one (a listener of pool(), after
         // a batch ended) are refused: close() would wait for that very thread, and await() on a
         // full pool for a batch that thread holds up.
         this.workers = WorkerPool.builder().name(name).capacity(capacity).queueCapacity(capacity)
                 .expiry(Duration.ofSeconds(1))
                 .threadFactory((r) -> {
-                    Thread t = new Thread(() -> {
+                    // As the pool's own factory makes them: a thread is made on whichever thread
+                    // submits and then runs every batch, so it takes neither that thread's
+                    // priority nor its inheritable thread locals (one feeder's request or
+                    // security context seen by every step), and the builder's class loader.
+                    Thread t = new Thread(null, () -> {
                         ownThread.set(Boolean.TRUE);
                         r.run();
-                    }, name + "-" + threads.incrementAndGet());
-                    t.setDaemon(false); // as the pool's own factory makes them
+                    }, name + "-" + threads.incrementAndGet(), 0, false);
+                    t.setDaemon(false);
+                    t.setPriority(Thread.NORM_PRIORITY);
+                    t.setContextClassLoader(loader);
                     return t;
                 })
                 .build();
@@ -308,6 +315,7 @@ public final class Pipeline implements AutoCloseable {
      *         threads (a listener of {@link #pool()}): it would wait for its own batch or thread
      */
     public boolean await(Duration timeout) throws InterruptedException, PipelineException {
+        Objects.requireNonNull(timeout, "timeout");
         long nanos;
         try {
             nanos = Math.max(0L, timeout.toNanos());
@@ -344,7 +352,7 @@ public final class Pipeline implements AutoCloseable {
         if (f != null && f.batch() <= target) {
             PipelineException thrown = new PipelineException(name, f.batch(), f.stage(), f.getCause());
             for (PipelineException other : others) {
-                if (other != f) {
+                if (other != f && other.batch() <= target) { // not a batch submitted since this call
                     thrown.addSuppressed(other);
                 }
             }
@@ -354,9 +362,11 @@ public final class Pipeline implements AutoCloseable {
     }
 
     /**
-     * Stops every unfinished batch at its next stage boundary, in batch order (steps that are
-     * running finish; the batch before the oldest unfinished one is not affected), and makes
-     * later submissions return false. Does not wait; {@link #await()} does.
+     * Stops every unfinished batch at its next stage boundary, in batch order (a batch admitted
+     * but not started yet stops before its first step; steps that are running finish, and are not
+     * interrupted: a step that may hang needs a timeout of its own; the batch before the oldest
+     * unfinished one is not affected), and makes later submissions return false. Does not wait;
+     * {@link #await()} does.
      */
     public void cancel() {
         lock.lock();
@@ -594,6 +604,14 @@ public final class Pipeline implements AutoCloseable {
                         return; // failed by submit: the pool threw after handing it over
                     }
                     b.claimed = true;
+                    if (b.number >= stopFrom) {
+                        // Stopped (a failure, cancel()) while it waited in the pool's queue: its
+                        // first step has not started, so it stops at this boundary like the rest.
+                        occupied[0]--;
+                        changed.signalAll();
+                        endLocked(b, Outcome.STOPPED);
+                        return;
+                    }
                 }
                 running[i]++;
             } finally {

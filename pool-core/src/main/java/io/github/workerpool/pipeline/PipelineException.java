@@ -4,8 +4,9 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The first failure of a {@link Pipeline}, in batch order: which batch, at which stage, and
- * (as the cause) what its step threw. Other batches that failed too, up to
- * {@value Pipeline#FAILURES_KEPT} of them, are attached as suppressed exceptions of this type.
+ * (as the cause) what its step threw. Other batches that failed too, of those the call waited
+ * for, are attached as suppressed exceptions of this type (the pipeline keeps the first
+ * {@value Pipeline#FAILURES_KEPT} failures to happen, this one included).
  */
 public final class PipelineException extends ExecutionException {
 

@@ -695,6 +695,102 @@ class PipelineTest {
     }
 
     @Test
+    void aBatchStillInThePoolsQueue_whenThePipelineIsCancelled_stopsWithoutRunningItsFirstStep() throws Exception {
+        // Helper-103: a batch admitted to stage 1 but not yet taken by a worker ran its first step
+        // after cancel() (or an earlier batch's failure), though it had not started it.
+        Pipeline p = pipeline(1);
+        CountDownLatch inEnded = new CountDownLatch(1);
+        CountDownLatch releaseListener = new CountDownLatch(1);
+        p.pool().addListener(new PoolListener() {
+            @Override
+            public void taskEnded(Pool pool, long runNanos, Throwable failure) {
+                if (inEnded.getCount() > 0) {
+                    inEnded.countDown();
+                    Latches.pass(releaseListener); // holds the pipeline's only worker
+                }
+            }
+        });
+        assertThat(p.submit(() -> { })).isTrue();
+        Latches.pass(inEnded);
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThat(p.submit(() -> ran.set(true))).as("admitted, queued behind the busy worker").isTrue();
+        assertThat(p.pool().stats().queued()).isEqualTo(1);
+        p.cancel();
+        releaseListener.countDown();
+        p.await();
+        assertThat(ran).as("its step had not started: it stops at the boundary").isFalse();
+        Pipeline.Stats stats = p.stats();
+        assertThat(stats.completed()).isEqualTo(1);
+        assertThat(stats.stopped()).isEqualTo(1);
+        assertThat(stats.stages().get(0).occupied()).isZero();
+    }
+
+    @Test
+    void await_reportsOnlyTheFailuresOfTheBatchesItWaitedFor() throws Exception {
+        // Helper-103: a batch submitted after await() began, failing meanwhile, was attached to the
+        // failure await() threw, though await() had not waited for it.
+        Pipeline p = pipeline(2, 1);
+        CountDownLatch failFirst = new CountDownLatch(1);
+        p.submit(() -> { }, () -> {
+            Latches.pass(failFirst);
+            throw new IllegalStateException("batch 1");
+        });
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread awaiting = new Thread(() -> {
+            try {
+                p.await();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        awaiting.start();
+        // Waiting on the pipeline's condition, not for its lock: it has read which batches to wait for.
+        await().atMost(WAIT).until(() -> java.util.Arrays.stream(awaiting.getStackTrace())
+            .anyMatch((f) -> f.getClassName().endsWith("ConditionObject") && f.getMethodName().startsWith("await")));
+        assertThat(p.submit(() -> {
+            throw new IllegalStateException("batch 2");
+        }, () -> { })).isTrue();
+        await().atMost(WAIT).until(() -> p.stats().failed() == 1);
+        failFirst.countDown();
+        awaiting.join(WAIT.toMillis());
+        assertThat(thrown.get()).isInstanceOfSatisfying(PipelineException.class, e -> {
+            assertThat(e.batch()).isEqualTo(1);
+            assertThat(e.getSuppressed()).as("batch 2 was submitted after the call").isEmpty();
+        });
+        // A call made now waits for batch 2 too, and reports it.
+        assertThatThrownBy(p::await).isInstanceOfSatisfying(PipelineException.class,
+                e -> assertThat(e.getSuppressed()).singleElement()
+                    .isInstanceOfSatisfying(PipelineException.class, other -> assertThat(other.batch()).isEqualTo(2)));
+    }
+
+    @Test
+    void itsThreads_takeNeitherTheFeedersPriorityNorItsInheritableThreadLocals() throws Exception {
+        // Helper-103: the pipeline made its threads with new Thread(r, name), so a low-priority
+        // feeder slowed every step, and its request context was seen by every later batch.
+        InheritableThreadLocal<String> context = new InheritableThreadLocal<>();
+        ClassLoader builders = Thread.currentThread().getContextClassLoader();
+        Pipeline p = pipeline(1, 1);
+        AtomicReference<Object[]> seen = new AtomicReference<>();
+        Thread feeder = new Thread(() -> {
+            context.set("request-42");
+            Thread.currentThread().setContextClassLoader(new ClassLoader(builders) { });
+            try {
+                p.submit(() -> { }, () -> {
+                    Thread t = Thread.currentThread();
+                    seen.set(new Object[] { context.get(), t.getPriority(), t.getContextClassLoader(), t.isDaemon() });
+                });
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        feeder.setPriority(Thread.MIN_PRIORITY);
+        feeder.start();
+        feeder.join(WAIT.toMillis());
+        p.await();
+        assertThat(seen.get()).containsExactly(null, Thread.NORM_PRIORITY, builders, false);
+    }
+
+    @Test
     void close_admitsNoMoreBatches_letsSubmittedOnesFinish_andWaits() throws Exception {
         Pipeline p = pipeline(3, 1);
         CountDownLatch release = new CountDownLatch(1);
