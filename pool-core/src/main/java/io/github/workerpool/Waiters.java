@@ -127,6 +127,7 @@ final class Waiters {
         final Thread thread;
         final long arrival;
         final int stripe; // queue engine: the caller's stripe, where a worker queues the task for it
+        final long[] until; // the caller's timed invokeAll/invokeAny deadline (System.nanoTime), or null
         volatile int status = WAITING;
         volatile boolean parked;
 
@@ -136,6 +137,7 @@ final class Waiters {
             this.thread = Thread.currentThread();
             this.arrival = arrival;
             this.stripe = stripe;
+            this.until = Invocations.deadline();
         }
 
         /** Sets the outcome; under the pool's lock, after removing this waiter. */
@@ -157,6 +159,7 @@ final class Waiters {
         void await(long spin, long recheck) {
             long spinEnd = System.nanoTime() + spin;
             boolean interrupted = false;
+            boolean invokeTimedOut = false;
             long timeout = -1;
             long gap = recheck;  // until the next own look; 0 when no look is left
             long lookAt = 0L;    // when it is, once the caller parks
@@ -183,9 +186,16 @@ final class Waiters {
                 if (timeout >= 0 && now - deadline >= 0) {
                     break;
                 }
+                if (until != null && now - until[0] >= 0) {
+                    invokeTimedOut = true;
+                    break;
+                }
                 long wait = gap > 0 ? lookAt - now : Long.MAX_VALUE;
                 if (timeout >= 0) {
                     wait = Math.min(wait, deadline - now);
+                }
+                if (until != null) {
+                    wait = Math.min(wait, until[0] - now);
                 }
                 parked = true;
                 // Re-read the timeout after announcing the park: reconfigure writes it first and
@@ -215,6 +225,10 @@ final class Waiters {
                             pool.engine().admitWaitersLocked(); // its look, for the others (it may have been the first)
                             Thread.currentThread().interrupt();
                             throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
+                        }
+                        if (invokeTimedOut) {
+                            throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker before the "
+                                    + "timeout of the caller's invokeAll or invokeAny");
                         }
                         throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker within "
                                 + Duration.ofNanos(timeout) + " (blockingTimeout)");

@@ -476,6 +476,28 @@ class MultiPoolTest {
     }
 
     @Test
+    void timedInvokeAllAndInvokeAny_endAtTheirTimeout_whileTheCallerWaitsInAFullSubPool() throws Exception {
+        // Helper-104: a caller blocked in execute() (every sub-pool full) waited past the timeout.
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch gate = new CountDownLatch(1);
+        try {
+            java.util.concurrent.Callable<String> held = () -> {
+                gate.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                return "late";
+            };
+            long start = System.nanoTime();
+            List<Future<String>> all = pools.invokeAll(List.of(held, held, held), 100, TimeUnit.MILLISECONDS);
+            assertThat(all).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
+            assertThatThrownBy(() -> pools.invokeAny(List.of(held, held, held), 100, TimeUnit.MILLISECONDS))
+                .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("both at their timeout, the gate closed")
+                .isLessThan(WAIT.dividedBy(2));
+        } finally {
+            gate.countDown();
+        }
+    }
+
+    @Test
     void release_rejectsNamingTheMultiPool_releaseTimeoutWaits_rebootReopens() throws Exception {
         MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
         pools.execute(() -> { });

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -128,6 +129,93 @@ abstract class PoolContract extends PoolTestSupport {
             return "late";
         });
         assertThatThrownBy(() -> pool.invokeAny(tasks, 20, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
+    void invokeAll_withTimeout_whileTheCallerWaitsForAWorker_returnsAtTheTimeout() throws Exception {
+        // Helper-104: AbstractExecutorService's invokeAll looks at its timeout only between two
+        // execute() calls, so a caller blocked in one (the pool full) waited for the tasks ahead.
+        assumeTrue(callerWaitsWhenBusy());
+        WorkerPool pool = newPool(1);
+        CountDownLatch gate = gate();
+        Callable<String> held = () -> {
+            hold(gate);
+            return "late";
+        };
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                outcome.set(pool.invokeAll(List.of(held, held), 100, TimeUnit.MILLISECONDS));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        caller.join(TIMEOUT.toMillis() / 2);
+        assertThat(caller.isAlive()).as("returned at its timeout, the gate still closed").isFalse();
+        assertThat(outcome.get()).asInstanceOf(InstanceOfAssertFactories.list(Future.class)).hasSize(2)
+            .allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
+        assertThat(pool.stats().rejected()).as("the task that waited").isEqualTo(1);
+    }
+
+    @Test
+    void invokeAny_withTimeout_whileTheCallerWaitsForAWorker_throwsTimeoutException() throws Exception {
+        assumeTrue(callerWaitsWhenBusy());
+        WorkerPool pool = newPool(1);
+        CountDownLatch gate = gate();
+        Callable<String> held = () -> {
+            hold(gate);
+            return "late";
+        };
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                outcome.set(pool.invokeAny(List.of(held, held), 100, TimeUnit.MILLISECONDS));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        caller.join(TIMEOUT.toMillis() / 2);
+        assertThat(caller.isAlive()).as("returned at its timeout, the gate still closed").isFalse();
+        assertThat(outcome.get()).isInstanceOf(TimeoutException.class);
+        awaitUntil("the running task cancelled", () -> pool.running() == 0);
+    }
+
+    @Test
+    void invokeAllAndInvokeAny_interruptedWhileTheCallerWaitsForAWorker_throwInterruptedException() throws Exception {
+        // Helper-104: the interrupt came out as a PoolOverloadException, which callers that catch
+        // InterruptedException (as the methods promise) missed.
+        assumeTrue(callerWaitsWhenBusy());
+        WorkerPool pool = newPool(1);
+        occupy(pool, 1);
+        AtomicBoolean ran = new AtomicBoolean();
+        Callable<String> task = () -> {
+            ran.set(true);
+            return "ran";
+        };
+        for (int timed = 0; timed < 4; timed++) {
+            int call = timed;
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread caller = start("invoker", () -> {
+                try {
+                    switch (call) {
+                        case 0 -> outcome.set(pool.invokeAll(List.of(task)));
+                        case 1 -> outcome.set(pool.invokeAll(List.of(task), 1, TimeUnit.MINUTES));
+                        case 2 -> outcome.set(pool.invokeAny(List.of(task)));
+                        default -> outcome.set(pool.invokeAny(List.of(task), 1, TimeUnit.MINUTES));
+                    }
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            });
+            awaitUntil("the caller waits", () -> pool.waiting() == 1);
+            caller.interrupt();
+            caller.join(TIMEOUT.toMillis());
+            assertThat(outcome.get()).as("call %d", call).isInstanceOf(InterruptedException.class);
+            assertThat(stillInterrupted).as("the status is cleared, as InterruptedException says").isFalse();
+        }
+        assertThat(ran).isFalse();
     }
 
     @Test

@@ -1,0 +1,180 @@
+package io.github.workerpool;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * {@code invokeAll} and {@code invokeAny} for pools whose {@code execute} may block (a full pool
+ * makes its caller wait): {@code AbstractExecutorService}'s versions look at their timeout only
+ * between two {@code execute} calls, so a caller blocked in one waited past the timeout (for ever,
+ * behind tasks that never end), and an interrupt there came out as a rejection instead of the
+ * {@link InterruptedException} the methods promise.
+ *
+ * <p>While a timed call runs, its deadline is the calling thread's {@link #deadline()}: a caller
+ * that waits for a worker gives up there ({@link Waiters.Waiter}), and the call ends as its
+ * timeout says (the tasks not started are cancelled; {@code invokeAny} throws
+ * {@link TimeoutException}).
+ */
+final class Invocations {
+
+    /** The calling thread's deadline (System.nanoTime) while a timed invokeAll or invokeAny runs on it. */
+    private static final ThreadLocal<long[]> DEADLINE = new ThreadLocal<>();
+
+    private Invocations() {
+    }
+
+    /** The calling thread's invoke deadline, or null if it is in no timed invokeAll or invokeAny. */
+    static long[] deadline() {
+        return DEADLINE.get();
+    }
+
+    /**
+     * A timed invokeAll: as {@code AbstractExecutorService}'s, and a caller blocked in
+     * {@code execute} stops waiting at the deadline, which then times the call out.
+     */
+    static <T> List<Future<T>> invokeAll(Executor pool, Function<Callable<T>, RunnableFuture<T>> taskFor,
+            Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        List<Future<T>> futures = new ArrayList<>(tasks.size());
+        for (Callable<T> task : tasks) {
+            futures.add(taskFor.apply(Objects.requireNonNull(task, "task")));
+        }
+        long[] outer = enter(deadline);
+        int done = 0;
+        try {
+            boolean timedOut = false;
+            for (Future<T> f : futures) {
+                if (deadline - System.nanoTime() <= 0L) {
+                    timedOut = true;
+                    break;
+                }
+                try {
+                    pool.execute((Runnable) f);
+                } catch (RejectedExecutionException e) {
+                    interrupted(e);
+                    if (!(e instanceof PoolOverloadException) || deadline - System.nanoTime() > 0L) {
+                        throw e;
+                    }
+                    timedOut = true; // gave up waiting for a worker at the deadline
+                    break;
+                }
+            }
+            for (; !timedOut && done < futures.size(); done++) {
+                Future<T> f = futures.get(done);
+                if (!f.isDone()) {
+                    try {
+                        f.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                    } catch (CancellationException | ExecutionException ignored) {
+                        // its outcome is in its future
+                    } catch (TimeoutException e) {
+                        timedOut = true;
+                        break; // this one and the rest are cancelled
+                    }
+                }
+            }
+            if (timedOut) {
+                cancel(futures, done);
+            }
+            return futures;
+        } catch (Throwable t) {
+            cancel(futures, 0);
+            throw t;
+        } finally {
+            leave(outer);
+        }
+    }
+
+    /**
+     * Runs an untimed invokeAll or invokeAny ({@code AbstractExecutorService}'s, which cancel the
+     * tasks when one throws): a rejection because the caller was interrupted while it waited for
+     * a worker becomes the {@link InterruptedException} they promise.
+     */
+    static <R, X extends Exception> R untimed(Call<R, X> call) throws InterruptedException, X {
+        try {
+            return call.call();
+        } catch (RejectedExecutionException e) {
+            interrupted(e);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs a timed invokeAny ({@code AbstractExecutorService}'s, which cancels the tasks when it
+     * throws) with its deadline: a caller blocked in {@code execute} past it makes it throw
+     * {@link TimeoutException}, an interrupt there {@link InterruptedException}.
+     */
+    static <R> R timedAny(long timeout, TimeUnit unit, TimedCall<R> call)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        long[] outer = enter(deadline);
+        try {
+            return call.call();
+        } catch (RejectedExecutionException e) {
+            interrupted(e);
+            if (e instanceof PoolOverloadException && deadline - System.nanoTime() <= 0L) {
+                TimeoutException timedOut = new TimeoutException(e.getMessage());
+                timedOut.initCause(e);
+                throw timedOut;
+            }
+            throw e;
+        } finally {
+            leave(outer);
+        }
+    }
+
+    /** An untimed invokeAll ({@code X} unchecked) or invokeAny ({@code X} ExecutionException) of AbstractExecutorService. */
+    @FunctionalInterface
+    interface Call<R, X extends Exception> {
+        R call() throws InterruptedException, X;
+    }
+
+    /** A timed invokeAny of AbstractExecutorService. */
+    @FunctionalInterface
+    interface TimedCall<R> {
+        R call() throws InterruptedException, ExecutionException, TimeoutException;
+    }
+
+    /** Sets the thread's deadline (the earlier, if a call is nested in another); returns the one to restore. */
+    private static long[] enter(long deadline) {
+        long[] outer = DEADLINE.get();
+        DEADLINE.set(new long[] { (outer != null && outer[0] - deadline < 0) ? outer[0] : deadline });
+        return outer;
+    }
+
+    private static void leave(long[] outer) {
+        if (outer == null) {
+            DEADLINE.remove();
+        } else {
+            DEADLINE.set(outer);
+        }
+    }
+
+    /** Throws InterruptedException (clearing the status, as it says) if the rejection was for an interrupt. */
+    private static void interrupted(RejectedExecutionException e) throws InterruptedException {
+        // A caller interrupted while it waited is rejected with its interrupt status kept.
+        if (e instanceof PoolOverloadException && Thread.interrupted()) {
+            InterruptedException interrupted = new InterruptedException(e.getMessage());
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+    }
+
+    private static <T> void cancel(List<Future<T>> futures, int from) {
+        for (int i = from; i < futures.size(); i++) {
+            futures.get(i).cancel(true);
+        }
+    }
+}
