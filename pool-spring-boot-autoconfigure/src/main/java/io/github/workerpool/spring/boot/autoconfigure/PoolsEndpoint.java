@@ -67,10 +67,10 @@ public class PoolsEndpoint {
     }
 
     /** What may refuse {@code {"adaptive": true}}; the auto-configuration sets the web server pool's rule. */
-    private AdaptiveGuard adaptiveGuard = AdaptiveGuard.NONE;
+    private WebServerGuard webServerGuard = WebServerGuard.NONE;
 
-    void adaptiveGuard(AdaptiveGuard guard) {
-        this.adaptiveGuard = guard;
+    void webServerGuard(WebServerGuard guard) {
+        this.webServerGuard = guard;
     }
 
     /** Returns every pool. */
@@ -216,7 +216,7 @@ public class PoolsEndpoint {
             }
         }
         if (adaptive != null && Boolean.TRUE.equals(adaptiveValue) && !adaptive.enabled()) {
-            String refusal = this.adaptiveGuard.refusal(name, adaptive.settings().minCapacity());
+            String refusal = this.webServerGuard.adaptiveRefusal(name, adaptive.settings().minCapacity());
             if (refusal != null) {
                 throw badRequest(prefix + refusal);
             }
@@ -238,11 +238,16 @@ public class PoolsEndpoint {
             }
         }
         if (capacity != null) {
+            String refusal;
             try {
-                before.withCapacity(capacity);
+                // Applied through adaptive sizing, after the rest: checked here, as reconfigure checks the rest.
+                refusal = this.webServerGuard.configRefusal(name, before.withCapacity(capacity));
             }
             catch (IllegalArgumentException ex) {
                 throw badRequest(prefix + ex.getMessage());
+            }
+            if (refusal != null) {
+                throw badRequest(prefix + refusal);
             }
         }
         PoolConfig after;
@@ -257,6 +262,10 @@ public class PoolsEndpoint {
                 PoolConfig next = config;
                 for (Map.Entry<PoolOption, Object> value : values.entrySet()) {
                     next = value.getKey().applyTo(next, value.getValue());
+                }
+                String refusal = this.webServerGuard.configRefusal(name, next);
+                if (refusal != null) {
+                    throw new IllegalArgumentException(refusal); // before anything changes
                 }
                 return next;
             });

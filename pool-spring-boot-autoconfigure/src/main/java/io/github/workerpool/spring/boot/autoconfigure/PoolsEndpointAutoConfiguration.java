@@ -40,7 +40,7 @@ public final class PoolsEndpointAutoConfiguration {
     PoolsEndpoint poolsEndpoint(ListableBeanFactory beanFactory, ApplicationEventPublisher events,
             org.springframework.core.env.Environment environment) {
         PoolsEndpoint endpoint = new PoolsEndpoint(() -> Pools.in(beanFactory), events);
-        endpoint.adaptiveGuard(AdaptiveGuard.of(environment, beanFactory));
+        endpoint.webServerGuard(WebServerGuard.of(environment, beanFactory));
         return endpoint;
     }
 

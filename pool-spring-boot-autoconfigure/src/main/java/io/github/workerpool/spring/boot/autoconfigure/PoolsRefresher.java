@@ -86,12 +86,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
      * refresh that changes them takes a restart (WARN), so a guard read afresh would let a pool be
      * switched adaptive down to the reserved threads the running server still keeps.
      */
-    private final AdaptiveGuard adaptiveGuard;
+    private final WebServerGuard webServerGuard;
 
     PoolsRefresher(Environment environment, ListableBeanFactory beanFactory) {
         this.environment = environment;
         this.beanFactory = beanFactory;
-        this.adaptiveGuard = AdaptiveGuard.of(environment, beanFactory);
+        this.webServerGuard = WebServerGuard.of(environment, beanFactory);
         rememberStartupSettings();
     }
 
@@ -358,7 +358,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             boolean adaptiveConfigChanged = previous == null || !sameAdaptive(nextAdaptive, previous.adaptive());
             boolean capacityConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity());
             if (adaptive != null && nextAdaptive.enabled() && adaptiveConfigChanged) {
-                String refusal = this.adaptiveGuard.refusal(name, nextAdaptive.minCapacity());
+                String refusal = this.webServerGuard.adaptiveRefusal(name, nextAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");
                     throw new PoolConfigurationException(property, nextAdaptive.minCapacity(), refusal,
@@ -369,13 +369,28 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             boolean adaptiveCapacity = adaptive != null
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
             boolean virtualByDefault = Threading.VIRTUAL.isActive(this.environment);
+            if (adaptiveCapacity && capacityConfigChanged && settings.capacity() != null) {
+                // Applied through adaptive sizing (refreshAdaptive), not by the reconfigure below.
+                PoolConfig withCapacity;
+                try {
+                    withCapacity = before.withCapacity(settings.capacity());
+                }
+                catch (IllegalArgumentException ex) {
+                    withCapacity = null; // a bad capacity: refused below, naming its property
+                }
+                if (withCapacity != null) {
+                    refuseForTheWebServer(name, withCapacity);
+                }
+            }
             after = pool.reconfigure((current) -> {
                 changedFrom.set(current);
                 restartOnly.clear();
                 PoolConfig next = settings.liveConfig(current, restartOnly, adaptiveCapacity, configuredBefore,
                         virtualByDefault);
                 // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
-                return aimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
+                next = aimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
+                refuseForTheWebServer(name, next);
+                return next;
             });
             if (adaptiveConfigChanged || capacityConfigChanged) {
                 if (adaptive == null && nextAdaptive.enabled() && adaptiveConfigChanged) {
@@ -463,6 +478,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                             + next.enabledProperty() + ": false, or {\"adaptive\": false} at the endpoint).");
         }
         return after;
+    }
+
+    /** Refuses options that break the web server's rules, if the pool is its pool, as startup does. */
+    private void refuseForTheWebServer(String name, PoolConfig next) {
+        String refusal = this.webServerGuard.configRefusal(name, next);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
     }
 
     /** Whether two adaptive settings are the same: on or off, bounds, algorithm and drop-on. */

@@ -570,6 +570,33 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_refusesLiveOptionsThatStartupRefuses(CapturedOutput output) {
+        // Helper-105: only switching adaptive sizing on was checked live; a tune or a refresh to a
+        // capacity not above the reserved threads (one request at a time, every 503 and actuator
+        // call waiting behind it), or to nonblocking (the connector's tasks refused), went through.
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "mail", Map.of(PoolOption.CAPACITY, 2), null))
+                .withMessageContaining("has capacity 2, which leaves no thread for requests beyond the 2 kept")
+                .withMessageContaining("it is the web server's pool (pools.web-server.pool)");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> tune(context, "mail", Map.of(PoolOption.NONBLOCKING, true), null))
+                .withMessageContaining("is nonblocking");
+            assertThat(mail.config().capacity()).isEqualTo(3);
+            assertThat(mail.config().nonblocking()).isFalse();
+            refresh(context, Map.of("pools.instances.mail.capacity", "2"));
+            assertThat(mail.config().capacity()).isEqualTo(3);
+            assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: pool 'mail' has capacity 2");
+            tune(context, "mail", Map.of(PoolOption.CAPACITY, 5), null);
+            assertThat(mail.config().capacity()).as("above the reserved threads").isEqualTo(5);
+            // Another pool is not the web server's.
+            tune(context, "db", Map.of(PoolOption.NONBLOCKING, true), null);
+            assertThat(context.getBean("db", SpringPool.class).config().nonblocking()).isTrue();
+        });
+    }
+
+    @Test
     void withoutAServletWebServer_theWebServersRuleDoesNotApply_live_asAtStartup() {
         // Helper-94: the live rule read pools.web-server.pool in any application, so where the
         // property is not applied (no servlet web server) a pool could not be switched adaptive

@@ -5,10 +5,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
 import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 
@@ -16,7 +20,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
  * The pool named by {@code pools.web-server.pool}, checked once at startup, and the admission
  * limit that follows from its live capacity.
  */
-final class WebServerPool {
+final class WebServerPool implements BiFunction<String, PoolConfig, String> {
 
     /*
      * Sizing. The pool is the connector's executor: every socket event (a request arriving on a
@@ -127,7 +131,16 @@ final class WebServerPool {
         if (!(pool instanceof Executor executor)) {
             throw new PoolConfigurationException(POOL_PROPERTY, name,
                     "pool '" + name + "' is a " + pool.getClass().getSimpleName()
-                            + ", which runs one function and cannot run the web server's tasks",
+                            + ", not an Executor: it cannot run the web server's tasks",
+                    "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
+        }
+        if (pool instanceof MultiPool) {
+            // A MultiPool queues a task in the sub-pool it picks while that one has queue room,
+            // behind its busy threads, though another sub-pool has a free one: requests, and the
+            // 503s the reserved threads answer, would wait while threads are free.
+            throw new PoolConfigurationException(POOL_PROPERTY, name,
+                    "pool '" + name + "' is a MultiPool, whose sub-pools queue a request behind their own busy "
+                            + "threads while another sub-pool has a free one, so requests and 503s would wait",
                     "Set " + POOL_PROPERTY + " to a pool from pools.instances or a WorkerPool bean.");
         }
         WebServerPool webServerPool = new WebServerPool(name, pool, executor, properties.getReservedThreads(),
@@ -229,6 +242,22 @@ final class WebServerPool {
     String brokenRule() {
         Violation violation = check(this.pool.config());
         return (violation != null) ? violation.reason() + ". " + violation.action() : null;
+    }
+
+    /**
+     * Why a live change of the pool's options to {@code next} must be refused, as startup would
+     * refuse them, with the fix; null if it may be made, or {@code pool} is another pool. The
+     * endpoint's tune and the refresh call it, through this interface (the class is this
+     * package's own), before the change.
+     */
+    @Override
+    public @Nullable String apply(String pool, PoolConfig next) {
+        if (!pool.equals(this.name)) {
+            return null;
+        }
+        Violation violation = check(next);
+        return (violation != null) ? violation.reason() + "; it is the web server's pool (" + POOL_PROPERTY
+                + "), checked as at startup. " + violation.action() : null;
     }
 
     /** A broken rule and its fix. */

@@ -1,6 +1,8 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
+import io.github.workerpool.WorkerPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,6 +12,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -44,6 +48,33 @@ class WebServerPoolStartupFailureTests {
         assertThat(output).contains("APPLICATION FAILED TO START")
             .contains("Invalid value '" + value + "' for property '" + property + "': " + reason)
             .contains(fix);
+    }
+
+    @Test
+    void aMultiPoolBean_failsStartupWithPropertyValueAndFix(CapturedOutput output) {
+        // Helper-105: a MultiPool queues a request in the sub-pool it picks, behind that one's busy
+        // threads, while another has a free one: no 503 at once.
+        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class,
+                MultiPoolConfiguration.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.http.capacity=6", "pools.instances.http.queue-capacity=8192",
+                    "pools.web-server.pool=multi")
+            .run());
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("Invalid value 'multi' for property 'pools.web-server.pool': pool 'multi' is a MultiPool, whose "
+                    + "sub-pools queue a request behind their own busy threads while another sub-pool has a free one")
+            .contains("Set pools.web-server.pool to a pool from pools.instances or a WorkerPool bean.");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MultiPoolConfiguration {
+
+        @Bean(destroyMethod = "close")
+        MultiPool multi() {
+            return MultiPool.of(2, WorkerPool.builder().capacity(4).queueCapacity(Integer.MAX_VALUE),
+                    MultiPool.LoadBalancing.ROUND_ROBIN);
+        }
+
     }
 
     @Test
