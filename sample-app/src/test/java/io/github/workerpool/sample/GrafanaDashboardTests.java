@@ -39,11 +39,6 @@ class GrafanaDashboardTests extends SampleAppTestSupport {
         expressions.add(dashboard.get("templating").get("list").get(0).get("definition").asString()
                 .replaceAll("label_values\\((\\w+),.*", "$1{}"));
         assertThat(expressions).hasSizeGreaterThanOrEqualTo(10);
-        List<String> variables = new ArrayList<>();
-        dashboard.get("templating").get("list").forEach((variable) -> variables.add(variable.get("name").asString()));
-        assertThat(variables).containsExactly("job", "pool", "instance");
-        assertThat(expressions.subList(0, expressions.size() - 1)).as("every chart selects by the three variables")
-            .allSatisfy((expr) -> assertThat(expr).contains("job=~\"$job\"", "name=~\"$pool\"", "instance=~\"$instance\""));
 
         Set<String> queried = new TreeSet<>();
         for (String expr : expressions) {

@@ -91,7 +91,7 @@ class PoolsPrometheusNamesTests {
         String board = Files.readString(BOARD);
         List<String> expressions = new ArrayList<>(JsonPath.read(board, "$..targets[*].expr"));
         for (String query : JsonPath.<List<String>>read(board, "$.templating.list[*].definition")) {
-            expressions.add(query.replaceAll("label_values\\((\\w+),.*", "$1"));
+            expressions.add(query.replaceAll("label_values\\((\\w+)[{,].*", "$1"));
         }
         assertThat(expressions).hasSizeGreaterThanOrEqualTo(10);
         Set<String> queried = new TreeSet<>();
@@ -119,13 +119,13 @@ class PoolsPrometheusNamesTests {
             assertThat(selectors.find()).as(expr).isTrue();
             do {
                 assertThat(selectors.group(1)).as("selector in %s", expr)
-                    .contains("name=~\"$pool\"").contains("instance=~\"$instance\"");
+                    .contains("job=~\"$job\"", "name=~\"$pool\"", "instance=~\"$instance\"");
             } while (selectors.find());
         }
         assertThat(JsonPath.<List<String>>read(board, "$..targets[*].legendFormat"))
             .hasSameSizeAs(expressions)
             .allSatisfy((legend) -> assertThat(legend).contains("{{name}}").contains("{{instance}}"));
-        assertThat(JsonPath.<List<String>>read(board, "$.templating.list[*].name")).containsExactly("pool", "instance");
+        assertThat(JsonPath.<List<String>>read(board, "$.templating.list[*].name")).containsExactly("job", "pool", "instance");
     }
 
     @Test
