@@ -24,20 +24,34 @@ import java.util.function.Function;
  *
  * <p>While a timed call runs, its deadline is the calling thread's {@link #deadline()}: a caller
  * that waits for a worker gives up there ({@link Waiters.Waiter}), and the call ends as its
- * timeout says (the tasks not started are cancelled; {@code invokeAny} throws
+ * timeout says (the unfinished tasks are cancelled; {@code invokeAny} throws
  * {@link TimeoutException}).
  */
 final class Invocations {
 
-    /** The calling thread's deadline (System.nanoTime) while a timed invokeAll or invokeAny runs on it. */
-    private static final ThreadLocal<long[]> DEADLINE = new ThreadLocal<>();
+    /**
+     * The timed invokeAll or invokeAny running on the calling thread: its executor and deadline.
+     * Only that executor's waits use it (a MultiPool's: its sub-pools'); a wait on another pool,
+     * by a listener say, is that pool's own.
+     */
+    private static final ThreadLocal<Deadline> DEADLINE = new ThreadLocal<>();
+
+    private record Deadline(Executor executor, long nanos) {
+    }
 
     private Invocations() {
     }
 
-    /** The calling thread's invoke deadline, or null if it is in no timed invokeAll or invokeAny. */
-    static long[] deadline() {
-        return DEADLINE.get();
+    /**
+     * The deadline (System.nanoTime) of the timed invokeAll or invokeAny of {@code pool} (or of
+     * its MultiPool) that the calling thread is in, as a one-element array; null if none.
+     */
+    static long[] deadline(WorkerPool pool) {
+        Deadline d = DEADLINE.get();
+        if (d == null || !(d.executor() == pool || (d.executor() instanceof MultiPool multi && multi.owns(pool)))) {
+            return null;
+        }
+        return new long[] { d.nanos() };
     }
 
     /**
@@ -52,7 +66,7 @@ final class Invocations {
         for (Callable<T> task : tasks) {
             futures.add(taskFor.apply(Objects.requireNonNull(task, "task")));
         }
-        long[] outer = enter(deadline);
+        Deadline outer = enter(pool, deadline);
         int done = 0;
         try {
             boolean timedOut = false;
@@ -116,10 +130,10 @@ final class Invocations {
      * throws) with its deadline: a caller blocked in {@code execute} past it makes it throw
      * {@link TimeoutException}, an interrupt there {@link InterruptedException}.
      */
-    static <R> R timedAny(long timeout, TimeUnit unit, TimedCall<R> call)
+    static <R> R timedAny(Executor pool, long timeout, TimeUnit unit, TimedCall<R> call)
             throws InterruptedException, ExecutionException, TimeoutException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        long[] outer = enter(deadline);
+        Deadline outer = enter(pool, deadline);
         try {
             return call.call();
         } catch (RejectedExecutionException e) {
@@ -147,14 +161,14 @@ final class Invocations {
         R call() throws InterruptedException, ExecutionException, TimeoutException;
     }
 
-    /** Sets the thread's deadline (the earlier, if a call is nested in another); returns the one to restore. */
-    private static long[] enter(long deadline) {
-        long[] outer = DEADLINE.get();
-        DEADLINE.set(new long[] { (outer != null && outer[0] - deadline < 0) ? outer[0] : deadline });
+    /** Sets the thread's deadline for the pool's waits; returns the one to restore (a call this one runs in). */
+    private static Deadline enter(Executor pool, long deadline) {
+        Deadline outer = DEADLINE.get();
+        DEADLINE.set(new Deadline(pool, deadline));
         return outer;
     }
 
-    private static void leave(long[] outer) {
+    private static void leave(Deadline outer) {
         if (outer == null) {
             DEADLINE.remove();
         } else {

@@ -299,8 +299,8 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
 
     /**
      * As {@link java.util.concurrent.ExecutorService#invokeAll(Collection, long, TimeUnit)}, the
-     * timeout included while the caller waits for a worker (the pool full): then the tasks not
-     * started are cancelled and the futures returned, and the task that waited counts as rejected.
+     * timeout included while the caller waits for a worker (the pool full): then the unfinished
+     * tasks are cancelled and the futures returned, and the task that waited counts as rejected.
      */
     @Override
     public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
@@ -325,7 +325,17 @@ public final class MultiPool extends AbstractExecutorService implements Pool {
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        return Invocations.timedAny(timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
+        return Invocations.timedAny(this, timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
+    }
+
+    /** Whether the pool is one of this multi-pool's. */
+    boolean owns(WorkerPool pool) {
+        for (WorkerPool own : pools) {
+            if (own == pool) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Returns a future that lets the sub-pool count a task that threw as failed. */

@@ -137,7 +137,7 @@ final class Waiters {
             this.thread = Thread.currentThread();
             this.arrival = arrival;
             this.stripe = stripe;
-            this.until = Invocations.deadline();
+            this.until = Invocations.deadline(pool);
         }
 
         /** Sets the outcome; under the pool's lock, after removing this waiter. */

@@ -374,8 +374,8 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
 
     /**
      * As {@link java.util.concurrent.ExecutorService#invokeAll(Collection, long, TimeUnit)}, the
-     * timeout included while the caller waits for a worker (the pool full): then the tasks not
-     * started are cancelled and the futures returned, and the task that waited counts as rejected.
+     * timeout included while the caller waits for a worker (the pool full): then the unfinished
+     * tasks are cancelled and the futures returned, and the task that waited counts as rejected.
      */
     @Override
     public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
@@ -400,7 +400,7 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        return Invocations.timedAny(timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
+        return Invocations.timedAny(this, timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
     }
 
     @Override

@@ -181,6 +181,35 @@ abstract class PoolContract extends PoolTestSupport {
     }
 
     @Test
+    void aTimedInvokeAllsDeadline_doesNotCutAWaitOnAnotherPool_byItsListener() throws Exception {
+        // Helper-106: the deadline was the thread's, so a listener that handed a refused task to a
+        // full fallback pool was refused there at once, naming an invokeAll that pool never had.
+        assumeTrue(callerWaitsWhenBusy());
+        WorkerPool fallback = pool(WorkerPool.builder().name("fallback").capacity(1)
+            .blockingTimeout(Duration.ofMillis(300)));
+        occupy(fallback, 1);
+        AtomicReference<RejectedExecutionException> refusedThere = new AtomicReference<>();
+        WorkerPool pool = pool(mode(WorkerPool.builder().name("contract").capacity(1)).listener(new PoolListener() {
+            @Override
+            public void taskRejected(Pool p, RejectedExecutionException rejection) {
+                try {
+                    fallback.execute(() -> { });
+                } catch (RejectedExecutionException e) {
+                    refusedThere.set(e);
+                }
+            }
+        }));
+        CountDownLatch gate = gate();
+        Callable<String> held = () -> {
+            hold(gate);
+            return "late";
+        };
+        pool.invokeAll(List.of(held, held), 100, TimeUnit.MILLISECONDS);
+        assertThat(refusedThere.get()).as("the fallback's own rule").isNotNull()
+            .hasMessageContaining("(blockingTimeout)");
+    }
+
+    @Test
     void invokeAllAndInvokeAny_interruptedWhileTheCallerWaitsForAWorker_throwInterruptedException() throws Exception {
         // Helper-104: the interrupt came out as a PoolOverloadException, which callers that catch
         // InterruptedException (as the methods promise) missed.
