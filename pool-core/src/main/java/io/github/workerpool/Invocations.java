@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -39,6 +40,9 @@ final class Invocations {
     private record Deadline(Executor executor, long nanos) {
     }
 
+    /** Timed calls running on any thread: while none runs, a waiting caller skips the thread local. */
+    private static final AtomicInteger RUNNING = new AtomicInteger();
+
     private Invocations() {
     }
 
@@ -47,6 +51,9 @@ final class Invocations {
      * its MultiPool) that the calling thread is in, as a one-element array; null if none.
      */
     static long[] deadline(WorkerPool pool) {
+        if (RUNNING.get() == 0) {
+            return null;
+        }
         Deadline d = DEADLINE.get();
         if (d == null || !(d.executor() == pool || (d.executor() instanceof MultiPool multi && multi.owns(pool)))) {
             return null;
@@ -165,10 +172,12 @@ final class Invocations {
     private static Deadline enter(Executor pool, long deadline) {
         Deadline outer = DEADLINE.get();
         DEADLINE.set(new Deadline(pool, deadline));
+        RUNNING.incrementAndGet();
         return outer;
     }
 
     private static void leave(Deadline outer) {
+        RUNNING.decrementAndGet();
         if (outer == null) {
             DEADLINE.remove();
         } else {
