@@ -58,7 +58,7 @@ final class QueueEngine extends Engine {
      * second counter on the producer's path); the pool's `submitted` counter takes what goes
      * elsewhere (a new worker, the full path), and `admittedCounted` the slots taken for tasks
      * the pool had counted already (a waiting caller's), written before `admitted` and read after
-     * it. An unbounded queue keeps no shared counter on the producer's side: each submitting thread
+     * it; `offeredCounted` likewise for an unbounded queue's offers of counted tasks. An unbounded queue keeps no shared counter on the producer's side: each submitting thread
      * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
      * other thread writes), the worker that polls a task counts it in its own `polled` field, and
      * a task taken out without a worker (shutdownNow, a producer losing a race with shutdown) in
@@ -113,6 +113,7 @@ final class QueueEngine extends Engine {
     private final LongAdder takenOther;                              // bounded: tasks that left the queue otherwise
     private final BitSet cellsInUse;                                // bounded: workers' cells; guarded by the pool's lock
     private final LongAdder drained;                                 // unbounded: tasks taken out without a worker
+    private final LongAdder offeredCounted;                          // unbounded: offers of tasks the pool had counted
     private long retiredPolled;                                      // unbounded; guarded by the pool's lock
     private final Admission admission;                                // bounded: one worker at a time lets waiting callers in
     private final AtomicLong submittedHigh = new AtomicLong();       // highest stats() total
@@ -124,6 +125,7 @@ final class QueueEngine extends Engine {
         this.queue = new TaskQueue(capacity, unbounded);
         this.unbounded = unbounded;
         this.drained = unbounded ? new LongAdder() : null;
+        this.offeredCounted = unbounded ? new LongAdder() : null;
         this.slots = unbounded ? null : new Slots();
         // A cell per worker the pool is built for (producers sum them whenever the queue looks full);
         // workers beyond that, after a tune up, share the cells' LongAdder.
@@ -243,7 +245,10 @@ final class QueueEngine extends Engine {
                 return false;
             }
         } else if (counted) {
-            p.counters.submitted.add(-1); // counted by tryExecute or the full path; the offer below counts it
+            // Counted by tryExecute or the full path, and the offer below counts it too: marked
+            // first, so that a stats() between the two reads the total low, never high (a high
+            // reading stays: submittedHigh).
+            offeredCounted.increment();
         }
         queue.offer(task); // an unbounded queue counts it there, per producer
         if (p.state != WorkerPool.RUNNING) {
@@ -697,7 +702,8 @@ final class QueueEngine extends Engine {
     long submittedTotal(long submittedCounter) {
         long entered;
         if (unbounded) {
-            entered = queue.offered();
+            long o = queue.offered();                // before offeredCounted, which grows first
+            entered = o - offeredCounted.sum();
         } else {
             long a = slots.admitted;                 // before admittedCounted, which grows first
             entered = a - slots.admittedCounted;

@@ -155,6 +155,15 @@ class QueueCountingRaceTest {
                     // until the pool refuses
                 }
             });
+            // A stats() reader too: a read across the producer's count and offer kept the total one
+            // high for good (submittedHigh), on an unbounded queue (helper-108).
+            AtomicBoolean stopReading = new AtomicBoolean();
+            Thread reader = new Thread(() -> {
+                while (!stopReading.get()) {
+                    pool.stats();
+                }
+            });
+            reader.start();
             producer.start();
             go.set(true);
             int spin = ThreadLocalRandom.current().nextInt(2_000);
@@ -164,6 +173,8 @@ class QueueCountingRaceTest {
             pool.shutdown();
             release.set(true);
             producer.join(10_000);
+            stopReading.set(true);
+            reader.join(10_000);
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             PoolStats s = pool.stats();
             if (!addsUp(s)) {

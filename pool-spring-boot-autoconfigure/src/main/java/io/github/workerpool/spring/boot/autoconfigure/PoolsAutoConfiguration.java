@@ -25,6 +25,11 @@ import org.springframework.scheduling.annotation.AsyncConfigurer;
         PoolsAutoConfiguration.RefreshConfiguration.class })
 public final class PoolsAutoConfiguration {
 
+    private static final String ASYNC_CONFIGURER_BEAN_NAME = "poolsAsyncConfigurer";
+
+    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+        .getLog(PoolsAutoConfiguration.class);
+
     /*
      * Spring allows one AsyncConfigurer. This one is registered before Spring Boot's task
      * execution auto-configuration, which then wraps it instead of adding its own: when
@@ -42,17 +47,30 @@ public final class PoolsAutoConfiguration {
     @ConditionalOnMissingBean(AsyncConfigurer.class)
     static class AsyncConfiguration {
 
-        @Bean
+        @Bean(ASYNC_CONFIGURER_BEAN_NAME)
         PoolsAsyncConfigurer poolsAsyncConfigurer(BeanFactory beanFactory, Environment environment) {
             return new PoolsAsyncConfigurer(beanFactory, PoolsPropertiesBinding.bind(environment).getDefaultPool());
         }
 
-        @Bean
-        SmartInitializingSingleton poolsDefaultPoolCheck(ListableBeanFactory beanFactory, Environment environment) {
-            String defaultPool = PoolsPropertiesBinding.bind(environment).getDefaultPool();
-            return () -> PoolsAsyncConfigurer.checkDefaultPool(beanFactory, defaultPool);
-        }
+    }
 
+    /**
+     * Checks pools.default-pool at startup, also where the application's own AsyncConfigurer
+     * replaced the starter's: then it does not apply, and a WARN says so (a configurer written
+     * only for its exception handler quietly moved plain @Async off the pool).
+     */
+    @Bean
+    static SmartInitializingSingleton poolsDefaultPoolCheck(ListableBeanFactory beanFactory, Environment environment) {
+        String defaultPool = PoolsPropertiesBinding.bind(environment).getDefaultPool();
+        return () -> {
+            PoolsAsyncConfigurer.checkDefaultPool(beanFactory, defaultPool);
+            if (defaultPool != null && !beanFactory.containsBean(ASYNC_CONFIGURER_BEAN_NAME)) {
+                logger.warn("pools.default-pool=" + defaultPool + " does not apply: the application's AsyncConfigurer "
+                        + java.util.Arrays.toString(beanFactory.getBeanNamesForType(AsyncConfigurer.class, false, false))
+                        + " chooses plain @Async's executor. Return the pool from its getAsyncExecutor() "
+                        + "(@Qualifier(\"" + defaultPool + "\") Executor), or remove the property.");
+            }
+        };
     }
 
     @Configuration(proxyBeanMethods = false)

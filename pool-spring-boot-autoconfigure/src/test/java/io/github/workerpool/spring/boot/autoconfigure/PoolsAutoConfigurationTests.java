@@ -407,6 +407,25 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void defaultPool_withTheApplicationsOwnAsyncConfigurer_isCheckedAndWarnedAsNotApplied(CapturedOutput output) {
+        // Helper-107: the check and the configurer were both off with an application configurer,
+        // so a pools.default-pool that no longer applied said nothing.
+        this.runner.withUserConfiguration(AsyncConfiguration.class, UserAsyncConfigurerConfiguration.class)
+            .withPropertyValues("pools.default-pool=crawler")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS)).startsWith("user-");
+                assertThat(output).contains("pools.default-pool=crawler does not apply: the application's "
+                        + "AsyncConfigurer [userAsyncConfigurer] chooses plain @Async's executor");
+            });
+        this.runner.withUserConfiguration(AsyncConfiguration.class, UserAsyncConfigurerConfiguration.class)
+            .withBean("plainExecutor", Executor.class, () -> (task) -> { })
+            .withPropertyValues("pools.default-pool=plainExecutor")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure().hasStackTraceContaining("'plainExecutor' is a"));
+    }
+
+    @Test
     void defaultPoolWhenUnknownFailsStartup() {
         this.runner.withPropertyValues("pools.default-pool=mial").run((context) -> {
             FailureAnalysis analysis = analyze(context);
