@@ -23,9 +23,11 @@ public class PoolsProperties {
     private String defaultPool;
 
     /**
-     * Whether tasks run with the submitter's context (Micrometer context-propagation: MDC,
-     * tracing, security) as spring.task.execution.propagate-context does for Spring Boot's
-     * executor. Needs io.micrometer:context-propagation on the classpath.
+     * Whether tasks run with the submitter's context (Micrometer context-propagation: tracing,
+     * Spring Security's context, any registered ThreadLocalAccessor; MDC only with an accessor for
+     * it registered, such as context-propagation's Slf4jThreadLocalAccessor) as
+     * spring.task.execution.propagate-context does for Spring Boot's executor. Needs
+     * io.micrometer:context-propagation on the classpath.
      */
     private boolean propagateContext;
 

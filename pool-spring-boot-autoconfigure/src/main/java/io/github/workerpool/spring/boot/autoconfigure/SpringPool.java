@@ -59,8 +59,10 @@ final class SpringPool extends ForwardingPool
      *   has to, and runs the callback. The lifecycle processor waits for all the callbacks of the
      *   phase together, for at most spring.lifecycle.timeout-per-shutdown-phase.
      * STOPPING -> STOPPED: the pool terminated, or its await period ended and it was forced.
-     * STOPPING -> forced in destroy(): the phase timeout ended first, so the context went on to
-     *   destroy the beans; the pool is forced there, at once.
+     * STOPPING -> forced in the last phase: the phase timeout ended first; SpringPoolFactory, a
+     *   lifecycle bean of phase Integer.MIN_VALUE, forces the pool and waits for its interrupted
+     *   tasks before any bean is destroyed (the beans that use the pool are destroyed first). Or
+     *   in destroy(), at once, if that phase timed out too.
      * Never stopped (its bean is destroyed alone, or the context never started): destroy() does the
      *   whole stop on the calling thread. When the context failed to start, no pool was started:
      *   the first one destroyed stops every pool of its factory that never started, so that they
@@ -362,6 +364,39 @@ final class SpringPool extends ForwardingPool
         }
     }
 
+    /** Whether a lifecycle stop still waits for the pool: its shutdown phase ended first. */
+    boolean isStillStopping() {
+        synchronized (this.monitor) {
+            return this.stop != null && !this.stop.byDestroy && !this.stop.forced && !this.pool.isTerminated();
+        }
+    }
+
+    /**
+     * Forces the pool if a lifecycle stop still waits for it (its shutdown phase ended first), as
+     * destroy() would, but before any bean is destroyed; true if it did.
+     */
+    boolean forceIfStillStopping() {
+        Stop stop;
+        synchronized (this.monitor) {
+            stop = this.stop;
+        }
+        if (stop == null || stop.byDestroy || this.pool.isTerminated()) {
+            return false;
+        }
+        force(stop, false);
+        return true;
+    }
+
+    /** Waits for a forced pool's interrupted tasks to end, for at most its await period. */
+    void awaitForcedEnd() {
+        try {
+            this.pool.awaitTermination(this.awaitTerminationPeriod);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** One stop, the lifecycle's or destroy()'s: when it began, and whether the pool was forced. */
     private static final class Stop {
 
@@ -586,24 +621,44 @@ final class SpringPool extends ForwardingPool
 
     @Override
     public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks) throws InterruptedException {
-        return this.pool.invokeAll(tasks);
+        try {
+            return this.pool.invokeAll(tasks);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException {
-        return this.pool.invokeAll(tasks, timeout, unit);
+        try {
+            return this.pool.invokeAll(tasks, timeout, unit);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        return this.pool.invokeAny(tasks);
+        try {
+            return this.pool.invokeAny(tasks);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        return this.pool.invokeAny(tasks, timeout, unit);
+        try {
+            return this.pool.invokeAny(tasks, timeout, unit);
+        }
+        catch (RejectedExecutionException ex) {
+            throw rejected(ex);
+        }
     }
 
     @Override

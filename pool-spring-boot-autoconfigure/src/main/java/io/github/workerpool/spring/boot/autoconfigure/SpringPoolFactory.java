@@ -11,6 +11,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.CompositeTaskDecorator;
@@ -26,7 +27,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * that set {@code virtual-threads} neither themselves nor in {@code pools.defaults}, when the JVM
  * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
-final class SpringPoolFactory implements BeanClassLoaderAware {
+final class SpringPoolFactory implements BeanClassLoaderAware, SmartLifecycle {
 
     /*
      * Why a factory bean and not an instance supplier: a bean definition with an instance
@@ -69,6 +70,70 @@ final class SpringPoolFactory implements BeanClassLoaderAware {
         this.environment = environment;
         this.taskDecorators = taskDecorators;
         this.customizers = customizers;
+    }
+
+    /*
+     * The last shutdown phase. A pool still draining when its own phase (SpringPool.PHASE) timed
+     * out was forced only when its bean was destroyed, after the beans that depend on it: those
+     * went away while its tasks still ran. Stopped after every other phase and before any bean is
+     * destroyed, this forces such pools (interrupts their running tasks, cancels the queued ones)
+     * and waits for them to end, within this phase's own timeout.
+     */
+
+    private volatile boolean running;
+
+    @Override
+    public void start() {
+        this.running = true;
+    }
+
+    @Override
+    public void stop() {
+        this.running = false;
+        List<SpringPool> forced = new ArrayList<>();
+        for (SpringPool pool : this.made.pools) {
+            if (pool.forceIfStillStopping()) {
+                forced.add(pool);
+            }
+        }
+        for (SpringPool pool : forced) {
+            pool.awaitForcedEnd();
+        }
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        if (this.made.pools.stream().noneMatch(SpringPool::isStillStopping)) {
+            stop();
+            callback.run();
+            return;
+        }
+        Thread stopper = new Thread(() -> {
+            try {
+                stop();
+            }
+            finally {
+                callback.run();
+            }
+        }, "pools-last-phase");
+        stopper.setDaemon(true);
+        stopper.start();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MIN_VALUE;
+    }
+
+    /** Not stopped by a pause, as the pools are not (SpringPool.isPauseable). */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     @Override

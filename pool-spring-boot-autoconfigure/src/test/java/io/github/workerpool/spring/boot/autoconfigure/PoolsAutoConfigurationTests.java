@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.workerpool.FunctionPool;
@@ -749,6 +750,37 @@ class PoolsAutoConfigurationTests {
         assertThat(close).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofSeconds(30));
         assertThat(output).contains("Pool 'mail' did not finish within its shutdown phase",
                 "spring.lifecycle.timeout-per-shutdown-phase", "interrupted 1 running task(s)");
+    }
+
+    @Test
+    void poolStillDrainingWhenTheShutdownPhaseEnds_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
+        // Helper-107: forced only in its own destroy(), the pool still ran its task while the
+        // beans depending on it (destroyed first) went away.
+        CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
+        AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.shutdown.await-termination-period=60s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=300ms")
+            .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
+                    () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
+                    (definition) -> definition.setDependsOn("mail"))
+            .run((context) -> {
+                CountDownLatch started = new CountDownLatch(1);
+                context.getBean("mail", SpringPool.class).execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException ex) {
+                        // interrupted: its work ends here
+                    }
+                    taskEnded.complete(true);
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(context.getBean("mailUser")).isNotNull();
+            });
+        assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
+            .isTrue();
     }
 
     @Test

@@ -161,7 +161,10 @@ class SpringPoolCompletableTests {
             mail.shutdown();
             List<ThrowingCallable> calls = List.of(() -> mail.submitCompletable(() -> "late"),
                     () -> mail.submitCompletable(() -> { }), () -> mail.execute(() -> { }),
-                    () -> mail.submit(() -> { }), () -> mail.submit(() -> { }, "x"), () -> mail.submit(() -> "x"));
+                    () -> mail.submit(() -> { }), () -> mail.submit(() -> { }, "x"), () -> mail.submit(() -> "x"),
+                    // helper-107: the invoke methods threw the pool's own exception
+                    () -> mail.invokeAll(List.of(() -> "x")), () -> mail.invokeAll(List.of(() -> "x"), 1, TimeUnit.SECONDS),
+                    () -> mail.invokeAny(List.of(() -> "x")), () -> mail.invokeAny(List.of(() -> "x"), 1, TimeUnit.SECONDS));
             for (ThrowingCallable call : calls) {
                 assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(call)
                     .withCauseInstanceOf(PoolClosedException.class)
