@@ -65,10 +65,11 @@ public final class PoolsAutoConfiguration {
         return () -> {
             PoolsAsyncConfigurer.checkDefaultPool(beanFactory, defaultPool);
             if (defaultPool != null && !beanFactory.containsBean(ASYNC_CONFIGURER_BEAN_NAME)) {
-                logger.warn("pools.default-pool=" + defaultPool + " does not apply: the application's AsyncConfigurer "
+                logger.warn("pools.default-pool=" + defaultPool + " is not what chooses plain @Async's executor: the "
+                        + "application's AsyncConfigurer "
                         + java.util.Arrays.toString(beanFactory.getBeanNamesForType(AsyncConfigurer.class, false, false))
-                        + " chooses plain @Async's executor. Return the pool from its getAsyncExecutor() "
-                        + "(@Qualifier(\"" + defaultPool + "\") Executor), or remove the property.");
+                        + " does. To run plain @Async on the pool, return it from its getAsyncExecutor() "
+                        + "(@Qualifier(\"" + defaultPool + "\") Executor); else remove the property.");
             }
         };
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import io.github.workerpool.MultiPool;
 import io.github.workerpool.Pool;
@@ -238,14 +239,23 @@ public class PoolsEndpoint {
             }
         }
         if (capacity != null) {
-            String refusal;
             try {
-                // Applied through adaptive sizing, after the rest: checked here, as reconfigure checks the rest.
-                refusal = this.webServerGuard.configRefusal(name, before.withCapacity(capacity));
+                before.withCapacity(capacity);
             }
             catch (IllegalArgumentException ex) {
                 throw badRequest(prefix + ex.getMessage());
             }
+        }
+        // The web server's rules judge the options the pool ends with. With adaptive sizing taking
+        // part its capacity is applied after the rest: bounded (up to its max) while it is on, the
+        // configured one once it is off.
+        Integer finalCapacity = (adaptive != null && (adaptiveValue != null || capacity != null))
+                ? (Boolean.TRUE.equals(adaptiveValue) ? Integer.valueOf(adaptive.settings().maxCapacity())
+                        : (capacity != null) ? capacity : Integer.valueOf(adaptive.configuredCapacity()))
+                : null;
+        UnaryOperator<PoolConfig> ending = (next) -> (finalCapacity != null) ? next.withCapacity(finalCapacity) : next;
+        if (values.isEmpty()) {
+            String refusal = this.webServerGuard.configRefusal(name, ending.apply(before));
             if (refusal != null) {
                 throw badRequest(prefix + refusal);
             }
@@ -263,7 +273,7 @@ public class PoolsEndpoint {
                 for (Map.Entry<PoolOption, Object> value : values.entrySet()) {
                     next = value.getKey().applyTo(next, value.getValue());
                 }
-                String refusal = this.webServerGuard.configRefusal(name, next);
+                String refusal = this.webServerGuard.configRefusal(name, ending.apply(next));
                 if (refusal != null) {
                     throw new IllegalArgumentException(refusal); // before anything changes
                 }

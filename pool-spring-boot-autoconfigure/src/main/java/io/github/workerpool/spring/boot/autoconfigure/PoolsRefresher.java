@@ -369,19 +369,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             boolean adaptiveCapacity = adaptive != null
                     && (adaptive.enabled() || (adaptiveConfigChanged && nextAdaptive.enabled()));
             boolean virtualByDefault = Threading.VIRTUAL.isActive(this.environment);
-            if (adaptiveCapacity && capacityConfigChanged && settings.capacity() != null) {
-                // Applied through adaptive sizing (refreshAdaptive), not by the reconfigure below.
-                PoolConfig withCapacity;
-                try {
-                    withCapacity = before.withCapacity(settings.capacity());
-                }
-                catch (IllegalArgumentException ex) {
-                    withCapacity = null; // a bad capacity: refused below, naming its property
-                }
-                if (withCapacity != null) {
-                    refuseForTheWebServer(name, withCapacity);
-                }
-            }
+            // The web server's rules judge the options the pool ends with. With adaptive sizing
+            // taking part its capacity is applied after the rest (refreshAdaptive): bounded (up to
+            // its max) while it is on, the configured one once it is off.
+            boolean adaptiveAfter = adaptive != null && (adaptiveConfigChanged ? nextAdaptive.enabled() : adaptive.enabled());
+            Integer finalCapacity = adaptiveAfter
+                    ? Integer.valueOf((adaptiveConfigChanged ? nextAdaptive : adaptive.settings()).maxCapacity())
+                    : adaptiveCapacity ? ((settings.capacity() != null) ? settings.capacity()
+                            : Integer.valueOf(adaptive.configuredCapacity())) : null;
             after = pool.reconfigure((current) -> {
                 changedFrom.set(current);
                 restartOnly.clear();
@@ -389,7 +384,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                         virtualByDefault);
                 // Thrown in here, it refuses the whole refresh before anything changes, as a bad value does.
                 next = aimdKeepsARunTimeout(pool, settings, nextAdaptive, adaptiveConfigChanged, next);
-                refuseForTheWebServer(name, next);
+                refuseForTheWebServer(name, (finalCapacity != null) ? next.withCapacity(finalCapacity) : next);
                 return next;
             });
             if (adaptiveConfigChanged || capacityConfigChanged) {

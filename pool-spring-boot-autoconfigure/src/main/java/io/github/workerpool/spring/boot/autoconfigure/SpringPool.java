@@ -364,13 +364,6 @@ final class SpringPool extends ForwardingPool
         }
     }
 
-    /** Whether a lifecycle stop still waits for the pool: its shutdown phase ended first. */
-    boolean isStillStopping() {
-        synchronized (this.monitor) {
-            return this.stop != null && !this.stop.byDestroy && !this.stop.forced && !this.pool.isTerminated();
-        }
-    }
-
     /**
      * Forces the pool if a lifecycle stop still waits for it (its shutdown phase ended first), as
      * destroy() would, but before any bean is destroyed; true if it did.
@@ -380,8 +373,10 @@ final class SpringPool extends ForwardingPool
         synchronized (this.monitor) {
             stop = this.stop;
         }
-        if (stop == null || stop.byDestroy || this.pool.isTerminated()) {
-            return false;
+        synchronized (this.monitor) {
+            if (stop == null || stop.byDestroy || stop.forced || this.pool.isTerminated()) {
+                return false; // nothing to force, or forced already (its await period ended)
+            }
         }
         force(stop, false);
         return true;

@@ -11,7 +11,11 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.CompositeTaskDecorator;
@@ -27,7 +31,8 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * that set {@code virtual-threads} neither themselves nor in {@code pools.defaults}, when the JVM
  * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
-final class SpringPoolFactory implements BeanClassLoaderAware, SmartLifecycle {
+final class SpringPoolFactory
+        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ContextClosedEvent> {
 
     /*
      * Why a factory bean and not an instance supplier: a bean definition with an instance
@@ -77,10 +82,28 @@ final class SpringPoolFactory implements BeanClassLoaderAware, SmartLifecycle {
      * out was forced only when its bean was destroyed, after the beans that depend on it: those
      * went away while its tasks still ran. Stopped after every other phase and before any bean is
      * destroyed, this forces such pools (interrupts their running tasks, cancels the queued ones)
-     * and waits for them to end, within this phase's own timeout.
+     * and waits for them to end, within this phase's own timeout. Only when the context closes
+     * (ContextClosedEvent comes before the lifecycle stops): after context.stop() a pool keeps
+     * draining for its await period, and start() reopens it unforced.
      */
 
     private volatile boolean running;
+
+    private volatile boolean closing;
+
+    private ApplicationContext context;
+
+    @Override
+    public void setApplicationContext(ApplicationContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        if (event.getApplicationContext() == this.context) { // not a child context's close
+            this.closing = true;
+        }
+    }
 
     @Override
     public void start() {
@@ -89,28 +112,25 @@ final class SpringPoolFactory implements BeanClassLoaderAware, SmartLifecycle {
 
     @Override
     public void stop() {
-        this.running = false;
-        List<SpringPool> forced = new ArrayList<>();
-        for (SpringPool pool : this.made.pools) {
-            if (pool.forceIfStillStopping()) {
-                forced.add(pool);
-            }
-        }
+        List<SpringPool> forced = forceStillStopping();
         for (SpringPool pool : forced) {
             pool.awaitForcedEnd();
         }
     }
 
+    /** Forces the pools still draining, the context closing; waits on a thread of its own for their tasks to end. */
     @Override
     public void stop(Runnable callback) {
-        if (this.made.pools.stream().noneMatch(SpringPool::isStillStopping)) {
-            stop();
+        List<SpringPool> forced = forceStillStopping();
+        if (forced.isEmpty()) {
             callback.run();
             return;
         }
         Thread stopper = new Thread(() -> {
             try {
-                stop();
+                for (SpringPool pool : forced) {
+                    pool.awaitForcedEnd(); // the lifecycle waits no longer than this phase's timeout
+                }
             }
             finally {
                 callback.run();
@@ -118,6 +138,19 @@ final class SpringPoolFactory implements BeanClassLoaderAware, SmartLifecycle {
         }, "pools-last-phase");
         stopper.setDaemon(true);
         stopper.start();
+    }
+
+    private List<SpringPool> forceStillStopping() {
+        this.running = false;
+        List<SpringPool> forced = new ArrayList<>();
+        if (this.closing) {
+            for (SpringPool pool : this.made.pools) {
+                if (pool.forceIfStillStopping()) {
+                    forced.add(pool);
+                }
+            }
+        }
+        return forced;
     }
 
     @Override

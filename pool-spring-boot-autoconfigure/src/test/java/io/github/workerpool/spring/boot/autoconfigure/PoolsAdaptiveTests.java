@@ -597,6 +597,25 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_switchedAdaptive_isJudgedWithTheCapacityItEndsWith(CapturedOutput output) {
+        // Helper-109: an unbounded pool needs no queue, but switched adaptive it is bounded, and
+        // its queue of 10 then fails the rule startup checks (fewer than the connections).
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail", "pools.instances.mail.capacity=-1",
+                "pools.instances.mail.queue-capacity=10", "pools.instances.mail.adaptive.min-capacity=3")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                    .isThrownBy(() -> tune(context, "mail", Map.of(), true))
+                    .withMessageContaining("has queue-capacity 10, fewer than the");
+                refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "true"));
+                assertThat(mail.adaptive().enabled()).isFalse();
+                assertThat(mail.config().capacity()).isEqualTo(-1);
+                assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: pool 'mail' has "
+                        + "queue-capacity 10");
+            });
+    }
+
+    @Test
     void withoutAServletWebServer_theWebServersRuleDoesNotApply_live_asAtStartup() {
         // Helper-94: the live rule read pools.web-server.pool in any application, so where the
         // property is not applied (no servlet web server) a pool could not be switched adaptive

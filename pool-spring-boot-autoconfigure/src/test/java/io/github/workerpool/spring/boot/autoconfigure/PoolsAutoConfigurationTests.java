@@ -9,7 +9,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import io.github.workerpool.FunctionPool;
@@ -416,8 +419,8 @@ class PoolsAutoConfigurationTests {
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(AsyncService.class).plain().get(10, TimeUnit.SECONDS)).startsWith("user-");
-                assertThat(output).contains("pools.default-pool=crawler does not apply: the application's "
-                        + "AsyncConfigurer [userAsyncConfigurer] chooses plain @Async's executor");
+                assertThat(output).contains("pools.default-pool=crawler is not what chooses plain @Async's executor: "
+                        + "the application's AsyncConfigurer [userAsyncConfigurer] does");
             });
         this.runner.withUserConfiguration(AsyncConfiguration.class, UserAsyncConfigurerConfiguration.class)
             .withBean("plainExecutor", Executor.class, () -> (task) -> { })
@@ -781,6 +784,70 @@ class PoolsAutoConfigurationTests {
             });
         assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
             .isTrue();
+    }
+
+    @Test
+    void contextStopWhosePhaseEnds_letsThePoolDrain_andStartReopensItUnforced() throws Exception {
+        // Helper-109: the last phase forced a pool still draining on context.stop() too; only a
+        // close may force it.
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.reports.capacity=1", "pools.instances.reports.queue-capacity=10",
+                    "pools.instances.reports.shutdown.await-termination-period=30s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=200ms")
+            .run((context) -> {
+                SpringPool reports = context.getBean("reports", SpringPool.class);
+                CountDownLatch release = new CountDownLatch(1);
+                AtomicInteger completed = new AtomicInteger();
+                for (int i = 0; i < 3; i++) {
+                    reports.execute(() -> {
+                        try {
+                            release.await(20, TimeUnit.SECONDS);
+                            completed.incrementAndGet();
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt(); // forced: not completed
+                        }
+                    });
+                }
+                context.stop(); // its phase ends after 200 ms, the pool still draining
+                release.countDown();
+                await().atMost(Duration.ofSeconds(20)).until(() -> completed.get() == 3);
+                context.start();
+                assertThat(reports.stats().cancelled()).isZero();
+                assertThat(reports.submit(() -> "again").get(10, TimeUnit.SECONDS)).isEqualTo("again");
+            });
+    }
+
+    @Test
+    void poolsForcedByTheirOwnAwaitPeriod_areNotWaitedForAgainAtClose() throws Exception {
+        // Helper-109: the last phase waited again, a pool after another, for pools whose await
+        // period had forced them and whose tasks ignore the interrupt.
+        AtomicBoolean release = new AtomicBoolean();
+        long[] closeBegan = new long[1];
+        try {
+            this.runner.withPropertyValues("pools.instances.reports.capacity=1",
+                    "pools.defaults.shutdown.await-termination-period=1s")
+                .run((context) -> {
+                    for (String name : List.of("mail", "crawler", "reports")) {
+                        CountDownLatch started = new CountDownLatch(1);
+                        context.getBean(name, SpringPool.class).execute(() -> {
+                            started.countDown();
+                            while (!release.get()) { // ignores interrupts
+                                Thread.onSpinWait();
+                                Thread.interrupted();
+                                LockSupport.parkNanos(1_000_000L);
+                            }
+                        });
+                        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                    }
+                    closeBegan[0] = System.nanoTime();
+                });
+            assertThat(Duration.ofNanos(System.nanoTime() - closeBegan[0])).as("one await period, not one per pool")
+                .isLessThan(Duration.ofMillis(2800));
+        }
+        finally {
+            release.set(true);
+        }
     }
 
     @Test
