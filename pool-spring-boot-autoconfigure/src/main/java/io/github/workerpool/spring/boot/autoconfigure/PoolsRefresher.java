@@ -375,8 +375,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             boolean adaptiveAfter = adaptive != null && (adaptiveConfigChanged ? nextAdaptive.enabled() : adaptive.enabled());
             Integer finalCapacity = adaptiveAfter
                     ? Integer.valueOf((adaptiveConfigChanged ? nextAdaptive : adaptive.settings()).maxCapacity())
-                    : adaptiveCapacity ? ((settings.capacity() != null) ? settings.capacity()
-                            : Integer.valueOf(adaptive.configuredCapacity())) : null;
+                    : adaptiveCapacity ? ((capacityConfigChanged && settings.capacity() != null) ? settings.capacity()
+                            : Integer.valueOf(adaptive.configuredCapacity())) : null; // as refreshAdaptive applies it
             after = pool.reconfigure((current) -> {
                 changedFrom.set(current);
                 restartOnly.clear();

@@ -364,28 +364,32 @@ final class SpringPool extends ForwardingPool
         }
     }
 
+    /** Whether a lifecycle stop has not yet seen the pool terminate (its phase, or its await period, ended first). */
+    boolean isDraining() {
+        synchronized (this.monitor) {
+            return this.stop != null && !this.stop.byDestroy && !this.pool.isTerminated();
+        }
+    }
+
     /**
-     * Forces the pool if a lifecycle stop still waits for it (its shutdown phase ended first), as
-     * destroy() would, but before any bean is destroyed; true if it did.
+     * Forces the pool, as destroy() would but before any bean is destroyed, if a lifecycle stop
+     * still waits for it; nothing if it was forced already (its await period ended).
      */
-    boolean forceIfStillStopping() {
+    void forceIfDraining() {
         Stop stop;
         synchronized (this.monitor) {
             stop = this.stop;
         }
-        synchronized (this.monitor) {
-            if (stop == null || stop.byDestroy || stop.forced || this.pool.isTerminated()) {
-                return false; // nothing to force, or forced already (its await period ended)
-            }
+        if (stop != null && !stop.byDestroy) {
+            force(stop, false);
         }
-        force(stop, false);
-        return true;
     }
 
-    /** Waits for a forced pool's interrupted tasks to end, for at most its await period. */
-    void awaitForcedEnd() {
+    /** Waits for a forced pool's interrupted tasks to end, until its await period counted from {@code fromNanos}. */
+    void awaitForcedEnd(long fromNanos) {
         try {
-            this.pool.awaitTermination(this.awaitTerminationPeriod);
+            Duration left = this.awaitTerminationPeriod.minusNanos(System.nanoTime() - fromNanos);
+            this.pool.awaitTermination(left.isNegative() ? Duration.ZERO : left);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -112,25 +112,20 @@ final class SpringPoolFactory
 
     @Override
     public void stop() {
-        List<SpringPool> forced = forceStillStopping();
-        for (SpringPool pool : forced) {
-            pool.awaitForcedEnd();
-        }
+        forceAndAwait(draining());
     }
 
-    /** Forces the pools still draining, the context closing; waits on a thread of its own for their tasks to end. */
+    /** At close, forces the pools still draining and waits for their tasks, on a thread of its own. */
     @Override
     public void stop(Runnable callback) {
-        List<SpringPool> forced = forceStillStopping();
-        if (forced.isEmpty()) {
+        List<SpringPool> draining = draining();
+        if (draining.isEmpty()) {
             callback.run();
             return;
         }
         Thread stopper = new Thread(() -> {
             try {
-                for (SpringPool pool : forced) {
-                    pool.awaitForcedEnd(); // the lifecycle waits no longer than this phase's timeout
-                }
+                forceAndAwait(draining); // the lifecycle waits no longer than this phase's timeout
             }
             finally {
                 callback.run();
@@ -140,17 +135,32 @@ final class SpringPoolFactory
         stopper.start();
     }
 
-    private List<SpringPool> forceStillStopping() {
-        this.running = false;
-        List<SpringPool> forced = new ArrayList<>();
+    /**
+     * The pools whose lifecycle stop has not seen them terminate, if the context closes (else
+     * none, and this bean stays running: a close after context.stop() still comes here).
+     */
+    private List<SpringPool> draining() {
+        List<SpringPool> draining = new ArrayList<>();
         if (this.closing) {
+            this.running = false;
             for (SpringPool pool : this.made.pools) {
-                if (pool.forceIfStillStopping()) {
-                    forced.add(pool);
+                if (pool.isDraining()) {
+                    draining.add(pool);
                 }
             }
         }
-        return forced;
+        return draining;
+    }
+
+    /** Forces them all, then waits for them together: each until its await period counted from now. */
+    private static void forceAndAwait(List<SpringPool> pools) {
+        long from = System.nanoTime();
+        for (SpringPool pool : pools) {
+            pool.forceIfDraining();
+        }
+        for (SpringPool pool : pools) {
+            pool.awaitForcedEnd(from);
+        }
     }
 
     @Override

@@ -616,6 +616,23 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_switchedAdaptiveOffByARefresh_isJudgedWithTheCapacityThatRestores(CapturedOutput output) {
+        // Helper-110: the refresh judged the configured property's capacity (10), while turning
+        // adaptive sizing off restores the capacity an operator set (2), not above the 2 reserved.
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail", "pools.instances.mail.capacity=10",
+                "pools.instances.mail.adaptive.enabled=true", "pools.instances.mail.adaptive.min-capacity=5")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                tune(context, "mail", Map.of(PoolOption.CAPACITY, 2), true);
+                assertThat(mail.adaptive().enabled()).isTrue();
+                assertThat(mail.adaptive().configuredCapacity()).isEqualTo(2);
+                refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "false"));
+                assertThat(mail.adaptive().enabled()).as("refused: it would end at capacity 2").isTrue();
+                assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: pool 'mail' has capacity 2");
+            });
+    }
+
+    @Test
     void withoutAServletWebServer_theWebServersRuleDoesNotApply_live_asAtStartup() {
         // Helper-94: the live rule read pools.web-server.pool in any application, so where the
         // property is not applied (no servlet web server) a pool could not be switched adaptive

@@ -787,6 +787,61 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void afterAContextStop_aPoolStillDrainingAtClose_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
+        // Helper-110: the last phase marked itself stopped at context.stop(), so at the close
+        // that followed it did not run, and the bean using the pool went while its task ran.
+        assertTaskEndedBeforeItsUserIsDestroyed(true, 50, "pools.instances.mail.shutdown.await-termination-period=60s",
+                "spring.lifecycle.timeout-per-shutdown-phase=300ms");
+    }
+
+    @Test
+    void aPoolForcedByItsOwnAwaitPeriod_isWaitedForBeforeTheBeansThatUseItAreDestroyed() throws Exception {
+        // Helper-110: its await period (1 s) ended before its phase (20 s): interrupted, its task
+        // still finishing, and the last phase, seeing it forced, did not wait for it.
+        assertTaskEndedBeforeItsUserIsDestroyed(false, 500, "pools.instances.mail.shutdown.await-termination-period=1s",
+                "spring.lifecycle.timeout-per-shutdown-phase=20s");
+    }
+
+    /**
+     * Runs a task on mail that waits until interrupted and then works {@code workAfterInterruptMillis}
+     * more, closes the context (after a context.stop() if asked), and asserts that the task had
+     * ended when a bean depending on mail was destroyed.
+     */
+    private void assertTaskEndedBeforeItsUserIsDestroyed(boolean stopFirst, long workAfterInterruptMillis,
+            String... properties) throws Exception {
+        CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
+        AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues(properties)
+            .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
+                    () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
+                    (definition) -> definition.setDependsOn("mail"))
+            .run((context) -> {
+                CountDownLatch started = new CountDownLatch(1);
+                context.getBean("mail", SpringPool.class).execute(() -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException ex) {
+                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(workAfterInterruptMillis);
+                        while (System.nanoTime() - until < 0) { // its last work, interrupted or not
+                            LockSupport.parkNanos(1_000_000L);
+                        }
+                    }
+                    taskEnded.complete(true);
+                });
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(context.getBean("mailUser")).isNotNull();
+                if (stopFirst) {
+                    context.stop();
+                }
+            });
+        assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
+            .isTrue();
+    }
+
+    @Test
     void contextStopWhosePhaseEnds_letsThePoolDrain_andStartReopensItUnforced() throws Exception {
         // Helper-109: the last phase forced a pool still draining on context.stop() too; only a
         // close may force it.
@@ -825,10 +880,10 @@ class PoolsAutoConfigurationTests {
         AtomicBoolean release = new AtomicBoolean();
         long[] closeBegan = new long[1];
         try {
-            this.runner.withPropertyValues("pools.instances.reports.capacity=1",
+            this.runner.withPropertyValues("pools.instances.reports.capacity=1", "pools.instances.audit.capacity=1",
                     "pools.defaults.shutdown.await-termination-period=1s")
                 .run((context) -> {
-                    for (String name : List.of("mail", "crawler", "reports")) {
+                    for (String name : List.of("mail", "crawler", "reports", "audit")) {
                         CountDownLatch started = new CountDownLatch(1);
                         context.getBean(name, SpringPool.class).execute(() -> {
                             started.countDown();
@@ -842,8 +897,10 @@ class PoolsAutoConfigurationTests {
                     }
                     closeBegan[0] = System.nanoTime();
                 });
-            assertThat(Duration.ofNanos(System.nanoTime() - closeBegan[0])).as("one await period, not one per pool")
-                .isLessThan(Duration.ofMillis(2800));
+            // Their phase (1 s), then the last phase's wait for them together (1 s more), not one
+            // period per pool (4 s more).
+            assertThat(Duration.ofNanos(System.nanoTime() - closeBegan[0])).as("not one await period per pool")
+                .isLessThan(Duration.ofMillis(3800));
         }
         finally {
             release.set(true);
