@@ -2,22 +2,17 @@ package io.github.workerpool;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -67,7 +62,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>This class is thread-safe.
  */
-public final class WorkerPool extends AbstractExecutorService implements Pool {
+public final class WorkerPool extends InvokingExecutorService implements Pool {
 
     /*
      * Implementation notes.
@@ -360,47 +355,6 @@ public final class WorkerPool extends AbstractExecutorService implements Pool {
             tellUntold(rejection);
             throw rejection;
         }
-    }
-
-    /**
-     * As {@link java.util.concurrent.ExecutorService#invokeAll(Collection)}. A caller interrupted
-     * while it waits for a worker (the pool full) gets {@link InterruptedException}, and the tasks
-     * are cancelled.
-     */
-    @Override
-    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks) throws InterruptedException {
-        return Invocations.untimed(() -> super.invokeAll(tasks));
-    }
-
-    /**
-     * As {@link java.util.concurrent.ExecutorService#invokeAll(Collection, long, TimeUnit)}, the
-     * timeout included while the caller waits for a worker (the pool full): then the unfinished
-     * tasks are cancelled and the futures returned, and the task that waited counts as rejected.
-     */
-    @Override
-    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
-            throws InterruptedException {
-        return Invocations.invokeAll(this, this::newTaskFor, tasks, timeout, unit);
-    }
-
-    /**
-     * As {@link java.util.concurrent.ExecutorService#invokeAny(Collection)}. A caller interrupted
-     * while it waits for a worker (the pool full) gets {@link InterruptedException}.
-     */
-    @Override
-    public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        return Invocations.untimed(() -> super.invokeAny(tasks));
-    }
-
-    /**
-     * As {@link java.util.concurrent.ExecutorService#invokeAny(Collection, long, TimeUnit)}, the
-     * timeout included while the caller waits for a worker (the pool full): then it throws
-     * {@link TimeoutException}, and the task that waited counts as rejected.
-     */
-    @Override
-    public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        return Invocations.timedAny(this, timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
     }
 
     @Override

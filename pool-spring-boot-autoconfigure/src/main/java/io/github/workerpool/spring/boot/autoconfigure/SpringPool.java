@@ -59,10 +59,13 @@ final class SpringPool extends ForwardingPool
      *   has to, and runs the callback. The lifecycle processor waits for all the callbacks of the
      *   phase together, for at most spring.lifecycle.timeout-per-shutdown-phase.
      * STOPPING -> STOPPED: the pool terminated, or its await period ended and it was forced.
-     * STOPPING -> forced in the last phase: the phase timeout ended first; SpringPoolFactory, a
-     *   lifecycle bean of phase Integer.MIN_VALUE, forces the pool and waits for its interrupted
-     *   tasks before any bean is destroyed (the beans that use the pool are destroyed first). Or
-     *   in destroy(), at once, if that phase timed out too.
+     * STOPPING -> forced in the last phase: the context closes (or failed to start) while the
+     *   pool still drains (its phase timed out first, or a context.stop() came before the close);
+     *   SpringPoolFactory, a lifecycle bean of phase Integer.MIN_VALUE, forces the pool and waits
+     *   for its interrupted tasks before any bean is destroyed (the beans that use the pool are
+     *   destroyed first); it waits likewise for a pool its await period forced whose tasks still
+     *   finish. Or in destroy(), at once, if that phase timed out too. After context.stop() alone
+     *   nothing forces the pool before its await period ends: start() reopens it unforced.
      * Never stopped (its bean is destroyed alone, or the context never started): destroy() does the
      *   whole stop on the calling thread. When the context failed to start, no pool was started:
      *   the first one destroyed stops every pool of its factory that never started, so that they
@@ -72,9 +75,9 @@ final class SpringPool extends ForwardingPool
      * Forcing: shutdownNow() interrupts running tasks and returns those that never started. Those
      * are counted by the pool (stats().cancelled()), cancelled if they are futures (so nobody waits
      * on them forever), and reported in one WARN line with the pool's name and the period that
-     * ended. It happens at most once per stop, whoever gets there first (the stop thread or
-     * destroy()), and never for a stop that start() has since ended; the monitor guards the
-     * lifecycle fields.
+     * ended. It happens at most once per stop, whoever gets there first (the stop thread, the last
+     * phase or destroy()), and never for a stop that start() has since ended; the monitor guards
+     * the lifecycle fields.
      *
      * submitCompletable's futures are not the pool's, so every path that drops tasks unrun (a
      * forced stop, shutdownNow(), releaseNow(), an interrupted close()) cancels them through
@@ -357,8 +360,8 @@ final class SpringPool extends ForwardingPool
             Duration waited = Duration.ofNanos(System.nanoTime() - stop.startNanos).truncatedTo(ChronoUnit.MILLIS);
             String limit = awaitPeriodEnded
                     ? "its shutdown.await-termination-period (" + this.awaitTerminationPeriod + ")"
-                    : "its shutdown phase (spring.lifecycle.timeout-per-shutdown-phase ended " + waited
-                            + " after the pool began to stop)";
+                    : "its shutdown phase (spring.lifecycle.timeout-per-shutdown-phase), or before the context "
+                            + "closed (" + waited + " after the pool began to stop)";
             logger.warn("Pool '" + name() + "' did not finish within " + limit + ": interrupted " + running
                     + " running task(s); " + neverRan.size() + " queued task(s) never ran and were cancelled");
         }

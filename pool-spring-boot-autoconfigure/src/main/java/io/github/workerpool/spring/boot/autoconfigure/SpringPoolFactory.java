@@ -15,7 +15,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ApplicationContextEvent;
 import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.CompositeTaskDecorator;
@@ -32,7 +34,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
 final class SpringPoolFactory
-        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ContextClosedEvent> {
+        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ApplicationContextEvent> {
 
     /*
      * Why a factory bean and not an instance supplier: a bean definition with an instance
@@ -82,14 +84,19 @@ final class SpringPoolFactory
      * out was forced only when its bean was destroyed, after the beans that depend on it: those
      * went away while its tasks still ran. Stopped after every other phase and before any bean is
      * destroyed, this forces such pools (interrupts their running tasks, cancels the queued ones)
-     * and waits for them to end, within this phase's own timeout. Only when the context closes
-     * (ContextClosedEvent comes before the lifecycle stops): after context.stop() a pool keeps
-     * draining for its await period, and start() reopens it unforced.
+     * and waits for them to end, within this phase's own timeout; it also waits for pools whose
+     * await period forced them while their tasks still finish. Only when the context closes
+     * (ContextClosedEvent comes before the lifecycle stops) or fails to start after starting its
+     * lifecycle beans (no ContextRefreshedEvent yet: a web server that cannot bind its port):
+     * after context.stop() a pool keeps draining for its await period, and start() reopens it
+     * unforced.
      */
 
     private volatile boolean running;
 
     private volatile boolean closing;
+
+    private volatile boolean refreshed;
 
     private ApplicationContext context;
 
@@ -99,8 +106,14 @@ final class SpringPoolFactory
     }
 
     @Override
-    public void onApplicationEvent(ContextClosedEvent event) {
-        if (event.getApplicationContext() == this.context) { // not a child context's close
+    public void onApplicationEvent(ApplicationContextEvent event) {
+        if (event.getApplicationContext() != this.context) {
+            return; // a child context's
+        }
+        if (event instanceof ContextRefreshedEvent) {
+            this.refreshed = true;
+        }
+        else if (event instanceof ContextClosedEvent) {
             this.closing = true;
         }
     }
@@ -136,12 +149,13 @@ final class SpringPoolFactory
     }
 
     /**
-     * The pools whose lifecycle stop has not seen them terminate, if the context closes (else
-     * none, and this bean stays running: a close after context.stop() still comes here).
+     * The pools whose lifecycle stop has not seen them terminate, if the context closes or failed
+     * to start (else none, and this bean stays running: a close after context.stop() still comes
+     * here).
      */
     private List<SpringPool> draining() {
         List<SpringPool> draining = new ArrayList<>();
-        if (this.closing) {
+        if (this.closing || !this.refreshed) {
             this.running = false;
             for (SpringPool pool : this.made.pools) {
                 if (pool.isDraining()) {

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
@@ -34,6 +35,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
@@ -759,38 +761,15 @@ class PoolsAutoConfigurationTests {
     void poolStillDrainingWhenTheShutdownPhaseEnds_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
         // Helper-107: forced only in its own destroy(), the pool still ran its task while the
         // beans depending on it (destroyed first) went away.
-        CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
-        AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
-        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
-            .withPropertyValues("pools.instances.mail.shutdown.await-termination-period=60s",
-                    "spring.lifecycle.timeout-per-shutdown-phase=300ms")
-            .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
-                    () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
-                    (definition) -> definition.setDependsOn("mail"))
-            .run((context) -> {
-                CountDownLatch started = new CountDownLatch(1);
-                context.getBean("mail", SpringPool.class).execute(() -> {
-                    started.countDown();
-                    try {
-                        new CountDownLatch(1).await(60, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException ex) {
-                        // interrupted: its work ends here
-                    }
-                    taskEnded.complete(true);
-                });
-                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-                assertThat(context.getBean("mailUser")).isNotNull();
-            });
-        assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
-            .isTrue();
+        assertTaskEndedBeforeItsUserIsDestroyed(false, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
+                "spring.lifecycle.timeout-per-shutdown-phase=300ms");
     }
 
     @Test
     void afterAContextStop_aPoolStillDrainingAtClose_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
         // Helper-110: the last phase marked itself stopped at context.stop(), so at the close
         // that followed it did not run, and the bean using the pool went while its task ran.
-        assertTaskEndedBeforeItsUserIsDestroyed(true, 50, "pools.instances.mail.shutdown.await-termination-period=60s",
+        assertTaskEndedBeforeItsUserIsDestroyed(true, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
                 "spring.lifecycle.timeout-per-shutdown-phase=300ms");
     }
 
@@ -842,6 +821,75 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void aStartupThatFailsAfterThePoolsStarted_forcesAPoolStillDraining_beforeTheBeansThatUseItAreDestroyed() {
+        // Helper-111: a lifecycle bean failing to start (a web server that cannot bind its port)
+        // stops the lifecycle with no ContextClosedEvent: the last phase must act then too.
+        CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
+        AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
+        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+            .withPropertyValues("pools.instances.mail.shutdown.await-termination-period=60s",
+                    "spring.lifecycle.timeout-per-shutdown-phase=300ms")
+            .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
+                    () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
+                    (definition) -> definition.setDependsOn("mail"))
+            .withBean("failsToStart", SmartLifecycle.class, () -> new FailsToStart(taskEnded),
+                    (definition) -> definition.setDependsOn("mail"))
+            .run((context) -> assertThat(context).hasFailed());
+        assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
+            .isTrue();
+    }
+
+    /** Runs a task on mail that waits until interrupted, then fails its own start, as a web server that cannot bind. */
+    static final class FailsToStart implements SmartLifecycle {
+
+        private final CompletableFuture<Boolean> taskEnded;
+
+        @Autowired
+        private org.springframework.beans.factory.BeanFactory beanFactory;
+
+        FailsToStart(CompletableFuture<Boolean> taskEnded) {
+            this.taskEnded = taskEnded;
+        }
+
+        @Override
+        public void start() {
+            CountDownLatch started = new CountDownLatch(1);
+            this.beanFactory.getBean("mail", SpringPool.class).execute(() -> {
+                started.countDown();
+                try {
+                    new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    // forced
+                }
+                this.taskEnded.complete(true);
+            });
+            try {
+                started.await(10, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("port 8080 is in use");
+        }
+
+        @Override
+        public void stop() {
+        }
+
+        @Override
+        public boolean isRunning() {
+            return false;
+        }
+
+        @Override
+        public int getPhase() {
+            return 0; // after the pools (-1024), which are running by then
+        }
+
+    }
+
+    @Test
     void contextStopWhosePhaseEnds_letsThePoolDrain_andStartReopensItUnforced() throws Exception {
         // Helper-109: the last phase forced a pool still draining on context.stop() too; only a
         // close may force it.
@@ -874,7 +922,7 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
-    void poolsForcedByTheirOwnAwaitPeriod_areNotWaitedForAgainAtClose() throws Exception {
+    void poolsForcedByTheirOwnAwaitPeriod_areWaitedForTogetherAtClose_notOneAfterAnother() throws Exception {
         // Helper-109: the last phase waited again, a pool after another, for pools whose await
         // period had forced them and whose tasks ignore the interrupt.
         AtomicBoolean release = new AtomicBoolean();
