@@ -15,9 +15,8 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.event.ApplicationContextEvent;
 import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.CompositeTaskDecorator;
@@ -34,7 +33,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
 final class SpringPoolFactory
-        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ApplicationContextEvent> {
+        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ContextClosedEvent> {
 
     /*
      * Why a factory bean and not an instance supplier: a bean definition with an instance
@@ -87,16 +86,14 @@ final class SpringPoolFactory
      * and waits for them to end, within this phase's own timeout; it also waits for pools whose
      * await period forced them while their tasks still finish. Only when the context closes
      * (ContextClosedEvent comes before the lifecycle stops) or fails to start after starting its
-     * lifecycle beans (no ContextRefreshedEvent yet: a web server that cannot bind its port):
-     * after context.stop() a pool keeps draining for its await period, and start() reopens it
-     * unforced.
+     * lifecycle beans (a web server that cannot bind its port, a ContextRefreshedEvent listener
+     * that throws: the lifecycle is stopped from within refresh(), and no event says so): after
+     * context.stop() a pool keeps draining for its await period, and start() reopens it unforced.
      */
 
     private volatile boolean running;
 
     private volatile boolean closing;
-
-    private volatile boolean refreshed;
 
     private ApplicationContext context;
 
@@ -106,16 +103,22 @@ final class SpringPoolFactory
     }
 
     @Override
-    public void onApplicationEvent(ApplicationContextEvent event) {
-        if (event.getApplicationContext() != this.context) {
-            return; // a child context's
-        }
-        if (event instanceof ContextRefreshedEvent) {
-            this.refreshed = true;
-        }
-        else if (event instanceof ContextClosedEvent) {
+    public void onApplicationEvent(ContextClosedEvent event) {
+        if (event.getApplicationContext() == this.context) { // not a child context's close
             this.closing = true;
         }
+    }
+
+    /** At once, on the closing thread: set late by an executor, it would miss the lifecycle's stop. */
+    @Override
+    public boolean supportsAsyncExecution() {
+        return false;
+    }
+
+    /** Whether the lifecycle stops from within the context's refresh(): a startup that failed. */
+    private static boolean inRefresh() {
+        return StackWalker.getInstance().walk((frames) -> frames.anyMatch((frame) -> frame.getMethodName()
+            .equals("refresh") && frame.getClassName().equals(AbstractApplicationContext.class.getName())));
     }
 
     @Override
@@ -155,7 +158,7 @@ final class SpringPoolFactory
      */
     private List<SpringPool> draining() {
         List<SpringPool> draining = new ArrayList<>();
-        if (this.closing || !this.refreshed) {
+        if (this.closing || inRefresh()) {
             this.running = false;
             for (SpringPool pool : this.made.pools) {
                 if (pool.isDraining()) {

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -820,10 +822,13 @@ class PoolsAutoConfigurationTests {
             .isTrue();
     }
 
-    @Test
-    void aStartupThatFailsAfterThePoolsStarted_forcesAPoolStillDraining_beforeTheBeansThatUseItAreDestroyed() {
-        // Helper-111: a lifecycle bean failing to start (a web server that cannot bind its port)
-        // stops the lifecycle with no ContextClosedEvent: the last phase must act then too.
+    @ParameterizedTest
+    @ValueSource(booleans = { false, true })
+    void aStartupThatFailsAfterThePoolsStarted_forcesAPoolStillDraining_beforeTheBeansThatUseItAreDestroyed(
+            boolean inARefreshListener) {
+        // Helper-111 and 112: a lifecycle bean failing to start (a web server that cannot bind its
+        // port), or a ContextRefreshedEvent listener that throws, stops the lifecycle from within
+        // refresh() with no ContextClosedEvent: the last phase must act then too.
         CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
         AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
         this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
@@ -832,7 +837,8 @@ class PoolsAutoConfigurationTests {
             .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
                     () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
                     (definition) -> definition.setDependsOn("mail"))
-            .withBean("failsToStart", SmartLifecycle.class, () -> new FailsToStart(taskEnded),
+            .withBean("failsToStart", Object.class,
+                    () -> inARefreshListener ? new FailsWhenRefreshed(taskEnded) : new FailsToStart(taskEnded),
                     (definition) -> definition.setDependsOn("mail"))
             .run((context) -> assertThat(context).hasFailed());
         assertThat(endedWhenUserDestroyed.get()).as("the task had ended when the bean using the pool was destroyed")
@@ -853,8 +859,14 @@ class PoolsAutoConfigurationTests {
 
         @Override
         public void start() {
+            holdATaskThenFail(this.beanFactory, this.taskEnded);
+        }
+
+        /** Runs a task on mail that waits until interrupted, then throws. */
+        static void holdATaskThenFail(org.springframework.beans.factory.BeanFactory beanFactory,
+                CompletableFuture<Boolean> taskEnded) {
             CountDownLatch started = new CountDownLatch(1);
-            this.beanFactory.getBean("mail", SpringPool.class).execute(() -> {
+            beanFactory.getBean("mail", SpringPool.class).execute(() -> {
                 started.countDown();
                 try {
                     new CountDownLatch(1).await(60, TimeUnit.SECONDS);
@@ -862,7 +874,7 @@ class PoolsAutoConfigurationTests {
                 catch (InterruptedException ex) {
                     // forced
                 }
-                this.taskEnded.complete(true);
+                taskEnded.complete(true);
             });
             try {
                 started.await(10, TimeUnit.SECONDS);
@@ -885,6 +897,26 @@ class PoolsAutoConfigurationTests {
         @Override
         public int getPhase() {
             return 0; // after the pools (-1024), which are running by then
+        }
+
+    }
+
+    /** Holds a task on mail, then fails when the context is refreshed: a warm-up step that throws. */
+    static final class FailsWhenRefreshed
+            implements org.springframework.context.ApplicationListener<org.springframework.context.event.ContextRefreshedEvent> {
+
+        private final CompletableFuture<Boolean> taskEnded;
+
+        @Autowired
+        private org.springframework.beans.factory.BeanFactory beanFactory;
+
+        FailsWhenRefreshed(CompletableFuture<Boolean> taskEnded) {
+            this.taskEnded = taskEnded;
+        }
+
+        @Override
+        public void onApplicationEvent(org.springframework.context.event.ContextRefreshedEvent event) {
+            FailsToStart.holdATaskThenFail(this.beanFactory, this.taskEnded);
         }
 
     }
