@@ -86,10 +86,10 @@ final class Invocations {
                     pool.execute((Runnable) f);
                 } catch (RejectedExecutionException e) {
                     interrupted(e);
-                    if (!(e instanceof PoolOverloadException) || deadline - System.nanoTime() > 0L) {
+                    if (!gaveUpAtTheDeadline(e, deadline)) {
                         throw e;
                     }
-                    timedOut = true; // gave up waiting for a worker at the deadline
+                    timedOut = true;
                     break;
                 }
             }
@@ -145,7 +145,7 @@ final class Invocations {
             return call.call();
         } catch (RejectedExecutionException e) {
             interrupted(e);
-            if (e instanceof PoolOverloadException && deadline - System.nanoTime() <= 0L) {
+            if (gaveUpAtTheDeadline(e, deadline)) {
                 TimeoutException timedOut = new TimeoutException(e.getMessage());
                 timedOut.initCause(e);
                 throw timedOut;
@@ -183,6 +183,11 @@ final class Invocations {
         } else {
             DEADLINE.set(outer);
         }
+    }
+
+    /** Whether the rejection is a waiting caller giving up at the call's deadline (Waiters.Waiter). */
+    private static boolean gaveUpAtTheDeadline(RejectedExecutionException e, long deadline) {
+        return e instanceof PoolOverloadException && deadline - System.nanoTime() <= 0L;
     }
 
     /** Throws InterruptedException (clearing the status, as it says) if the rejection was for an interrupt. */

@@ -58,7 +58,8 @@ final class QueueEngine extends Engine {
      * second counter on the producer's path); the pool's `submitted` counter takes what goes
      * elsewhere (a new worker, the full path), and `admittedCounted` the slots taken for tasks
      * the pool had counted already (a waiting caller's), written before `admitted` and read after
-     * it; `offeredCounted` likewise for an unbounded queue's offers of counted tasks. An unbounded queue keeps no shared counter on the producer's side: each submitting thread
+     * it; `offeredCounted` likewise for an unbounded queue's offers of counted tasks. An unbounded
+     * queue keeps no shared counter on the producer's side: each submitting thread
      * counts its offers in a cell of its own (OfferCounts: a plain increment, released, that no
      * other thread writes), the worker that polls a task counts it in its own `polled` field, and
      * a task taken out without a worker (shutdownNow, a producer losing a race with shutdown) in

@@ -1,5 +1,10 @@
 package io.github.workerpool.spring.boot.autoconfigure;
 
+import java.util.Arrays;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -27,8 +32,7 @@ public final class PoolsAutoConfiguration {
 
     private static final String ASYNC_CONFIGURER_BEAN_NAME = "poolsAsyncConfigurer";
 
-    private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
-        .getLog(PoolsAutoConfiguration.class);
+    private static final Log logger = LogFactory.getLog(PoolsAutoConfiguration.class);
 
     /*
      * Spring allows one AsyncConfigurer. This one is registered before Spring Boot's task
@@ -67,7 +71,7 @@ public final class PoolsAutoConfiguration {
             if (defaultPool != null && !beanFactory.containsBean(ASYNC_CONFIGURER_BEAN_NAME)) {
                 logger.warn("pools.default-pool=" + defaultPool + " is not what chooses plain @Async's executor: the "
                         + "application's AsyncConfigurer "
-                        + java.util.Arrays.toString(beanFactory.getBeanNamesForType(AsyncConfigurer.class, false, false))
+                        + Arrays.toString(beanFactory.getBeanNamesForType(AsyncConfigurer.class, false, false))
                         + " does. To run plain @Async on the pool, return it from its getAsyncExecutor() "
                         + "(@Qualifier(\"" + defaultPool + "\") Executor); else remove the property.");
             }

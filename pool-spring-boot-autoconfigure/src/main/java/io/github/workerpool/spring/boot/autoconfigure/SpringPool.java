@@ -313,8 +313,7 @@ final class SpringPool extends ForwardingPool
         try {
             // What is left of its period since the stop began (all of it, but for a stop begun by
             // a sibling's destroy()).
-            Duration left = this.awaitTerminationPeriod.minusNanos(System.nanoTime() - stop.startNanos);
-            terminated = this.pool.awaitTermination(left.isNegative() ? Duration.ZERO : left);
+            terminated = this.pool.awaitTermination(leftOfPeriod(stop.startNanos));
         }
         catch (InterruptedException ex) {
             interrupted = true;
@@ -391,12 +390,17 @@ final class SpringPool extends ForwardingPool
     /** Waits for a forced pool's interrupted tasks to end, until its await period counted from {@code fromNanos}. */
     void awaitForcedEnd(long fromNanos) {
         try {
-            Duration left = this.awaitTerminationPeriod.minusNanos(System.nanoTime() - fromNanos);
-            this.pool.awaitTermination(left.isNegative() ? Duration.ZERO : left);
+            this.pool.awaitTermination(leftOfPeriod(fromNanos));
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** What is left of the await period counted from {@code fromNanos} (System.nanoTime), at least zero. */
+    private Duration leftOfPeriod(long fromNanos) {
+        Duration left = this.awaitTerminationPeriod.minusNanos(System.nanoTime() - fromNanos);
+        return left.isNegative() ? Duration.ZERO : left;
     }
 
     /** One stop, the lifecycle's or destroy()'s: when it began, and whether the pool was forced. */
