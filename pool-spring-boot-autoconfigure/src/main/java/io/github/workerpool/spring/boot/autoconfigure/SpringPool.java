@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.workerpool.ForwardingPool;
+import io.github.workerpool.PoolClosedException;
 import io.github.workerpool.Pool;
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
@@ -494,8 +495,25 @@ final class SpringPool extends ForwardingPool
         throw (E) failure;
     }
 
-    private static TaskRejectedException rejected(RejectedExecutionException ex) {
-        return new TaskRejectedException(ex.getMessage(), ex);
+    /**
+     * The pool's refusal as Spring's. A pool its context stopped says so: the pool's own message
+     * ("call reboot()") is for code that shut it down itself, and reopening a pool the context is
+     * closing would run tasks after the beans they use are gone.
+     */
+    private TaskRejectedException rejected(RejectedExecutionException ex) {
+        String message = ex.getMessage();
+        if (ex instanceof PoolClosedException) {
+            Stop stop;
+            synchronized (this.monitor) {
+                stop = this.stop;
+            }
+            if (stop != null && this.pool.isShutdown()) {
+                message = "pool '" + name() + "' is stopped and accepts no tasks: "
+                        + (stop.byDestroy ? "its bean was destroyed (the application context is closing)"
+                                : "the application context stopped it (context stop or close); it reopens when the context starts again");
+            }
+        }
+        return new TaskRejectedException(message, ex);
     }
 
     @Override

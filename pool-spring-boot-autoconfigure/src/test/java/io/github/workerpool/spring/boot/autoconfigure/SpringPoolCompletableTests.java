@@ -173,6 +173,25 @@ class SpringPoolCompletableTests {
         });
     }
 
+    @Test
+    void aPoolTheContextStoppedSaysSo_notToCallReboot() {
+        // helper-107: the refusal said "call reboot() to reopen it", as for a pool the application
+        // shut down itself; reopening a pool the context is stopping is not the fix.
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            context.stop();
+            assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> mail.execute(() -> { }))
+                .withCauseInstanceOf(PoolClosedException.class)
+                .withMessage("pool 'mail' is stopped and accepts no tasks: the application context stopped it"
+                        + " (context stop or close); it reopens when the context starts again");
+            context.start();
+            assertThat(mail.submit(() -> "again").get(10, TimeUnit.SECONDS)).isEqualTo("again");
+            mail.shutdown(); // the application's own shutdown: the pool's own advice
+            assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> mail.execute(() -> { }))
+                .withMessageContaining("call reboot() to reopen it");
+        });
+    }
+
     /** Runs a task on the pool's one worker that holds it until the latch opens (or an interrupt); returns once it runs. */
     private static void occupyTheWorker(SpringPool pool, CountDownLatch release) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
