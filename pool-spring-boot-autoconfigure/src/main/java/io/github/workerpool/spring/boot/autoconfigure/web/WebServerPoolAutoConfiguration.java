@@ -87,7 +87,22 @@ public final class WebServerPoolAutoConfiguration {
                 + server.threadsProperties() + " no longer apply); it admits " + pool.admissionLimit()
                 + " requests at once (its capacity minus " + pool.reservedThreads() + " "
                 + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");
+        warnIfDefaultPool(beanFactory, pools.getDefaultPool(), pool);
         return pool;
+    }
+
+    /**
+     * pools.default-pool naming the web server's pool: plain @Async tasks would hold request
+     * threads, and a burst of them answers the server's requests with 503s. Allowed (a small
+     * application may want one pool), but said once at startup.
+     */
+    private static void warnIfDefaultPool(ListableBeanFactory beanFactory, String defaultPool, WebServerPool pool) {
+        if (defaultPool != null && beanFactory.containsBean(defaultPool) && beanFactory.isSingleton(defaultPool)
+                && beanFactory.getBean(defaultPool) == pool.pool()) {
+            logger.warn("pools.default-pool=" + defaultPool + " is the web server's pool (" + WebServerPool.POOL_PROPERTY
+                    + "=" + pool.name() + "): plain @Async tasks take its request threads, and while they hold them "
+                    + "requests get 503s. Set pools.default-pool to a pool of its own.");
+        }
     }
 
     /**

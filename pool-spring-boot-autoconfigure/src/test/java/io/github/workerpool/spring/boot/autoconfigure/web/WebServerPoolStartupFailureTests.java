@@ -88,4 +88,28 @@ class WebServerPoolStartupFailureTests {
         }
     }
 
+
+    @Test
+    void theDefaultPoolOnTheWebServersPool_isWarnedAbout(CapturedOutput output) {
+        // helper-105: plain @Async on the request threads' pool starts, but its tasks take threads
+        // that requests need (503s meanwhile); the README says to keep other work off it.
+        String warning = "pools.default-pool=httpPool is the web server's pool (pools.web-server.pool=httpPool): plain "
+                + "@Async tasks take its request threads, and while they hold them requests get 503s. Set "
+                + "pools.default-pool to a pool of its own.";
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.httpPool.capacity=-1", "pools.instances.other.capacity=2",
+                    "pools.web-server.pool=httpPool", "pools.default-pool=other")
+            .run()) {
+            assertThat(output).doesNotContain("is the web server's pool");
+        }
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.httpPool.capacity=-1", "pools.web-server.pool=httpPool",
+                    "pools.default-pool=httpPool")
+            .run()) {
+            assertThat(output).contains(warning);
+        }
+    }
+
 }
