@@ -92,16 +92,17 @@ public final class WebServerPoolAutoConfiguration {
     }
 
     /**
-     * pools.default-pool naming the web server's pool: plain @Async tasks would hold request
-     * threads, and a burst of them answers the server's requests with 503s. Allowed (a small
-     * application may want one pool), but said once at startup.
+     * pools.default-pool naming the web server's pool: plain @Async tasks would hold threads the
+     * admission filter does not count, using up the reserve. Allowed (a small application may
+     * want one pool), but said once at startup.
      */
     private static void warnIfDefaultPool(ListableBeanFactory beanFactory, String defaultPool, WebServerPool pool) {
         if (defaultPool != null && beanFactory.containsBean(defaultPool) && beanFactory.isSingleton(defaultPool)
                 && beanFactory.getBean(defaultPool) == pool.pool()) {
             logger.warn("pools.default-pool=" + defaultPool + " is the web server's pool (" + WebServerPool.POOL_PROPERTY
-                    + "=" + pool.name() + "): plain @Async tasks take its request threads, and while they hold them "
-                    + "requests get 503s. Set pools.default-pool to a pool of its own.");
+                    + "=" + pool.name() + "): plain @Async tasks hold its threads, which the admission filter does not "
+                    + "count, so requests wait in its queue instead of getting a 503. Set pools.default-pool to a "
+                    + "pool of its own.");
         }
     }
 

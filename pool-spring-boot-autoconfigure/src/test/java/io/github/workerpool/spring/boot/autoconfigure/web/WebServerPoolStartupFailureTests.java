@@ -92,10 +92,10 @@ class WebServerPoolStartupFailureTests {
     @Test
     void theDefaultPoolOnTheWebServersPool_isWarnedAbout(CapturedOutput output) {
         // helper-105: plain @Async on the request threads' pool starts, but its tasks take threads
-        // that requests need (503s meanwhile); the README says to keep other work off it.
+        // that requests need; the README says to keep other work off it.
         String warning = "pools.default-pool=httpPool is the web server's pool (pools.web-server.pool=httpPool): plain "
-                + "@Async tasks take its request threads, and while they hold them requests get 503s. Set "
-                + "pools.default-pool to a pool of its own.";
+                + "@Async tasks hold its threads, which the admission filter does not count, so requests wait in its "
+                + "queue instead of getting a 503. Set pools.default-pool to a pool of its own.";
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
             .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
                     "pools.instances.httpPool.capacity=-1", "pools.instances.other.capacity=2",
