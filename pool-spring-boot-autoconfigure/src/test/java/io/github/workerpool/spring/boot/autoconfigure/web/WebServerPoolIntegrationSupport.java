@@ -21,6 +21,7 @@ import io.github.workerpool.PoolStats;
 import org.junit.jupiter.api.AfterEach;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -154,6 +155,25 @@ abstract class WebServerPoolIntegrationSupport {
                 upload.close();
             }
         }
+    }
+
+    /**
+     * {@code server.shutdown=graceful}: the requests in the application when the context closes
+     * get their 200 (the pool stops in a phase after the server's graceful shutdown, so it still
+     * runs them), and the close ends without forcing the pool.
+     */
+    void assertGracefulShutdownLetsAdmittedRequestsFinish(CapturedOutput output) throws Exception {
+        start("server.shutdown=graceful");
+        List<CompletableFuture<HttpResponse<String>>> held = burst(2);
+        awaitSettled(held, 2, 2);
+        ConfigurableApplicationContext closing = this.context;
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(closing::close);
+        await().atMost(Duration.ofSeconds(10)).until(() -> output.getAll().contains("Commencing graceful shutdown"));
+        assertThat(closed).as("the graceful shutdown waits for the requests").isNotDone();
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+        closed.get(20, TimeUnit.SECONDS);
+        assertThat(output.getAll()).contains("Graceful shutdown complete").doesNotContain("did not finish");
     }
 
     void assertQuietAndCountsAddUp() {

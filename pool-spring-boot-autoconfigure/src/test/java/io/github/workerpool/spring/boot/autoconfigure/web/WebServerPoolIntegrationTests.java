@@ -319,6 +319,12 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void gracefulShutdownLetsTheAdmittedRequestsFinishOnThePool(CapturedOutput output) throws Exception {
+        // helper-105: graceful shutdown with the web server's pool was untested.
+        assertGracefulShutdownLetsAdmittedRequestsFinish(output);
+    }
+
+    @Test
     void tuneDownRefusesNewRequestsAtOnceWhileTheAdmittedOnesFinish() throws Exception {
         start();
         List<CompletableFuture<HttpResponse<String>>> first = burst(4);

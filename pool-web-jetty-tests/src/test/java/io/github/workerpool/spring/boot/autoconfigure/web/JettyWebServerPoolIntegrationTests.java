@@ -220,6 +220,12 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
     }
 
     @Test
+    void gracefulShutdownLetsTheAdmittedRequestsFinishOnThePool(CapturedOutput output) throws Exception {
+        // helper-105: graceful shutdown with the web server's pool was untested.
+        assertGracefulShutdownLetsAdmittedRequestsFinish(output);
+    }
+
+    @Test
     void tuneDownRefusesNewRequestsAtOnceWhileTheAdmittedOnesFinish() throws Exception {
         start();
         List<CompletableFuture<HttpResponse<String>>> first = burst(4);
