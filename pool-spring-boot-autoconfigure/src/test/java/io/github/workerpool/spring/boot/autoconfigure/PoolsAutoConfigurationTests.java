@@ -531,6 +531,39 @@ class PoolsAutoConfigurationTests {
         });
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "execute", "submit(Runnable)", "submit(Runnable, T)", "submit(Callable)",
+            "submitCompletable(Callable)", "submitCompletable(Runnable)", "invokeAll", "timed invokeAll", "invokeAny",
+            "timed invokeAny", "runAsync" })
+    void everyWayInDecoratesATaskOnce(String path) {
+        // helper-107: each entry point wraps its own task type; one decorated twice runs inside
+        // two copies of each decorator (a security or MDC context set and restored twice).
+        this.runner.withUserConfiguration(TaskDecoratorConfiguration.class).run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CompletableFuture<String> seen = new CompletableFuture<>();
+            java.util.concurrent.Callable<String> task = () -> {
+                seen.complete(TaskDecoratorConfiguration.VALUE.get());
+                return "done";
+            };
+            Runnable runnable = () -> seen.complete(TaskDecoratorConfiguration.VALUE.get());
+            switch (path) {
+                case "execute" -> mail.execute(runnable);
+                case "submit(Runnable)" -> mail.submit(runnable);
+                case "submit(Runnable, T)" -> mail.submit(runnable, "done");
+                case "submit(Callable)" -> mail.submit(task);
+                case "submitCompletable(Callable)" -> mail.submitCompletable(task);
+                case "submitCompletable(Runnable)" -> mail.submitCompletable(runnable);
+                case "invokeAll" -> mail.invokeAll(List.of(task));
+                case "timed invokeAll" -> mail.invokeAll(List.of(task), 10, TimeUnit.SECONDS);
+                case "invokeAny" -> mail.invokeAny(List.of(task));
+                case "timed invokeAny" -> mail.invokeAny(List.of(task), 10, TimeUnit.SECONDS);
+                case "runAsync" -> CompletableFuture.runAsync(runnable, mail);
+                default -> throw new IllegalArgumentException(path);
+            }
+            assertThat(seen.get(10, TimeUnit.SECONDS)).isIn("first+second", "second+first");
+        });
+    }
+
     @Test
     void aTaskDecoratorThatThrowsBeforeTheTask_endsItsFutureWithTheFailure_andOneThatReturnsNull_isRefusedAtSubmit() {
         // Review helper-98: the future of a task whose decorator's wrapper threw was never
