@@ -361,7 +361,7 @@ final class SpringPool extends ForwardingPool
             String limit = awaitPeriodEnded
                     ? "its shutdown.await-termination-period (" + this.awaitTerminationPeriod + ")"
                     : "its shutdown phase (spring.lifecycle.timeout-per-shutdown-phase), or before the context "
-                            + "closed (" + waited + " after the pool began to stop)";
+                            + "finished closing or failing to start (" + waited + " after the pool began to stop)";
             logger.warn("Pool '" + name() + "' did not finish within " + limit + ": interrupted " + running
                     + " running task(s); " + neverRan.size() + " queued task(s) never ran and were cancelled");
         }
