@@ -960,16 +960,19 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             }
         } catch (Throwable t) {
             failure = t;
-            panic(t);
+        }
+        // The run ends here: the panic handler's time (a log with a stack trace, a report) is not the task's.
+        long ran = timed ? Math.max(0L, clock.getAsLong() - started) : 0L;
+        if (failure != null) {
+            panic(failure);
             if (original instanceof PoolFuture && task instanceof Decorated && !((PoolFuture<?>) original).isDone()) {
                 // The decorator's wrapper threw without running the task (or before it ended): its
                 // future ends with that failure, instead of never (get() waited for ever).
-                ((PoolFuture<?>) original).failUnrun(t);
+                ((PoolFuture<?>) original).failUnrun(failure);
             }
         }
         Throwable outcome = settle(w, failure);
         if (timed) {
-            long ran = Math.max(0L, clock.getAsLong() - started);
             if (runLimit >= 0 && ran > runLimit) {
                 counters.runTimeouts.increment();
                 if (ls != null) {
@@ -1858,8 +1861,11 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             finished = counters.finishedLocked(workers, engine.retiredPolledLocked());
             submittedNow = counters.submitted.sum();
             cap = capacity;
-            running = running();
-            idleNow = idle();
+            // One read of the idle count for both: a worker that starts or stops searching between
+            // two reads made running + idle exceed the workers (and the capacity) for one snapshot.
+            int workersNow = workerCount;
+            idleNow = Math.min(workersNow, idleCount + engine.idleOutsideStructure());
+            running = workersNow - idleNow;
             waiting = waiters.count();
         } finally {
             lock.unlock();

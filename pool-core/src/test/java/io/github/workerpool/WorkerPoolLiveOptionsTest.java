@@ -277,6 +277,30 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
     }
 
     @Test
+    void thePanicHandlersTime_isNotTheTasksRunTime() throws Exception {
+        // helper-115: the run was timed after the panic handler (a log with a stack trace, a
+        // report), so a task that threw at once could count as a run timeout.
+        AtomicLong now = new AtomicLong();
+        Recorder recorder = new Recorder();
+        CountDownLatch handled = new CountDownLatch(1);
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).clock(now::get).runTimeout(Duration.ofSeconds(1))
+                .listener(recorder).panicHandler((failure) -> {
+                    now.addAndGet(TimeUnit.SECONDS.toNanos(2)); // a slow handler
+                    handled.countDown();
+                }));
+        pool.execute(() -> {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(3));
+            throw new IllegalStateException("at once");
+        });
+        assertThat(handled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        awaitUntil("counted", () -> pool.stats().failed() == 1 && recorder.ended.size() == 1);
+        assertThat(pool.stats().runTimeouts()).isZero();
+        assertThat(recorder.runTimeouts).isEmpty();
+        assertThat(recorder.ended).containsExactly(TimeUnit.MILLISECONDS.toNanos(3)
+                + ":java.lang.IllegalStateException: at once");
+    }
+
+    @Test
     void timeoutsSetLive_applyToTasksThatStartAfterwards() throws Exception {
         AtomicLong now = new AtomicLong();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).clock(now::get));

@@ -166,7 +166,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
         meters.add(counter(registry, "pool.tasks.rejected", snapshot, PoolStats::rejected, tags,
                 "The total number of tasks the pool refused"));
         meters.add(counter(registry, "pool.tasks.cancelled", snapshot, PoolStats::cancelled, tags,
-                "The total number of accepted tasks that never ran"));
+                "The total number of accepted tasks that never ran, or whose future was cancelled while they ran"));
         meters.add(counter(registry, "pool.tasks.queue.timeout", snapshot, PoolStats::queueTimeouts, tags,
                 "The total number of tasks that started later than the pool's queue timeout after their submission"));
         meters.add(counter(registry, "pool.tasks.run.timeout", snapshot, PoolStats::runTimeouts, tags,
