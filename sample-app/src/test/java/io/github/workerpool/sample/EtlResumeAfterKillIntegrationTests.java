@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Kill the app mid-job, start it again on the same H2 file: the job resumes from its checkpoint
- * and finishes with no batch lost or repeated.
+ * Stop the app mid-job, start it again on the same H2 file: the job resumes from its checkpoint
+ * and finishes with no batch lost or repeated. The app is closed, not killed, but the state a
+ * kill leaves is what is committed, which the tests read while the app still runs.
  *
  * <p>To stop the first app at a known point without sleeping, its NLP service (an external
  * service, so a test double is fair) blocks on the chunk holding review {@value #STUCK_ID},
@@ -51,7 +52,7 @@ class EtlResumeAfterKillIntegrationTests {
     }
 
     @Test
-    void jobKilledMidway_resumesAtTheNextStart_withNoBatchLostOrRepeated() throws Exception {
+    void jobCutShortMidway_resumesAtTheNextStart_withNoBatchLostOrRepeated() throws Exception {
         // First run: gets stuck in batch 51.
         ConfigurableApplicationContext first = startUntilStuck();
         TestHttp http = http(first);
@@ -94,6 +95,10 @@ class EtlResumeAfterKillIntegrationTests {
         assertThat(http.post("/etl/stop").status()).isEqualTo(202);
         EtlJob job = first.getBean(EtlJob.class);
         assertThat(job.state()).isEqualTo(EtlJob.State.STOPPING); // draining: held by the stuck call
+        // helper-117: what is committed now is what a kill -9 here leaves (the Stop was recorded
+        // only once the last batch ended, so a crash while draining resumed the job).
+        assertThat(first.getBean(JdbcTemplate.class).queryForObject("SELECT state FROM etl_checkpoint", String.class))
+            .isEqualTo("STOPPED");
         CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
         await().atMost(PATIENCE).until(() -> Boolean.TRUE.equals(
                 org.springframework.test.util.ReflectionTestUtils.getField(job, "shuttingDown")));
@@ -105,6 +110,25 @@ class EtlResumeAfterKillIntegrationTests {
         ConfigurableApplicationContext second = start();
         assertThat(http(second).get("/etl/progress").json().get("state").asString())
             .as("not resumed on its own").isEqualTo("STOPPED");
+    }
+
+    @Test
+    void aFailureAfterAResume_namesTheBatchByTheCheckpointsCount() throws Exception {
+        // helper-117: the message gave the pipeline's number, which starts at 1 each run: a run
+        // resumed after batch 50 that failed in batch 53 said "batch 3".
+        ConfigurableApplicationContext first = startUntilStuck();
+        EtlJob job = first.getBean(EtlJob.class);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+        await().atMost(PATIENCE).until(() -> job.state() != EtlJob.State.RUNNING);
+        first.getBean(StuckNlp.class).release.countDown();
+        closing.get(60, TimeUnit.SECONDS);
+        this.contexts.remove(first);
+
+        ConfigurableApplicationContext second = start(FailingNlp.class); // resumes after batch 50
+        JsonNode failed = await().atMost(PATIENCE).until(() -> http(second).get("/etl/progress").json(),
+                (p) -> !p.get("state").asString().equals("RUNNING"));
+        assertThat(failed.get("state").asString()).as(failed.toString()).isEqualTo("FAILED");
+        assertThat(failed.get("error").asString()).startsWith("batch 53 failed in stage analyse");
     }
 
     /** An app whose NLP service sticks on review {@value #STUCK_ID}, its job started and stuck there. */
@@ -158,6 +182,22 @@ class EtlResumeAfterKillIntegrationTests {
                 if (rows.stream().anyMatch((row) -> row.id() == STUCK_ID)) {
                     this.reached.countDown();
                     this.release.await();
+                }
+                real.analyse(rows);
+            };
+        }
+    }
+
+    /** The NLP service, failing on review 5,250, in batch 53. Given as a source, as {@link StuckNlp}. */
+    static class FailingNlp {
+
+        @Bean
+        @Primary
+        NlpService failingNlpService() {
+            NlpService real = new NlpService.Simulated(Duration.ofMillis(1));
+            return (rows) -> {
+                if (rows.stream().anyMatch((row) -> row.id() == 5_250)) {
+                    throw new IllegalStateException("the NLP service is down");
                 }
                 real.analyse(rows);
             };

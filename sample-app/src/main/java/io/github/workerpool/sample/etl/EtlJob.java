@@ -210,6 +210,9 @@ public class EtlJob implements DisposableBean {
             this.stopRequested = true;
             this.stoppedByUser = true;
             this.state = State.STOPPING;
+            // Recorded now, not when the last batch ends: a crash while it drains (kill -9, a
+            // shutdown whose wait runs out) must not resume a job the user stopped.
+            this.checkpoint.state(JdbcCheckpoint.State.STOPPED);
             return null;
         }
     }
@@ -244,8 +247,10 @@ public class EtlJob implements DisposableBean {
         Pipeline p = this.pipeline;
         boolean end = false;
         String failure = null;
+        long batchesBefore = 0;
         try {
             EtlCheckpoint from = this.checkpoint.load().orElse(EtlCheckpoint.START);
+            batchesBefore = from.batchNo();
             logger.info("ETL job starts after {}", from);
             int size = this.properties.getBatchSize();
             long after = from.lastId();
@@ -275,7 +280,8 @@ public class EtlJob implements DisposableBean {
             p.await();
         }
         catch (PipelineException ex) {
-            failure = "batch " + ex.batch() + " failed in stage " + STAGES.get(ex.stage() - 1) + ": " + ex.getCause();
+            // The pipeline numbers this run's batches from 1; the checkpoint's count on from the last run.
+            failure = "batch " + (batchesBefore + ex.batch()) + " failed in stage " + STAGES.get(ex.stage() - 1) + ": " + ex.getCause();
             logger.error("ETL job failed: {}", failure, ex);
         }
         catch (InterruptedException ex) {

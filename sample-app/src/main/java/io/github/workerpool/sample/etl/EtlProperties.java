@@ -55,7 +55,7 @@ public class EtlProperties {
     }
 
     public void setBatchSize(int batchSize) {
-        this.batchSize = batchSize;
+        this.batchSize = atLeastOne("sample.etl.batch-size", batchSize);
     }
 
     public int getEnrichConcurrency() {
@@ -63,7 +63,7 @@ public class EtlProperties {
     }
 
     public void setEnrichConcurrency(int enrichConcurrency) {
-        this.enrichConcurrency = enrichConcurrency;
+        this.enrichConcurrency = atLeastOne("sample.etl.enrich-concurrency", enrichConcurrency);
     }
 
     public int getAnalyseConcurrency() {
@@ -71,7 +71,7 @@ public class EtlProperties {
     }
 
     public void setAnalyseConcurrency(int analyseConcurrency) {
-        this.analyseConcurrency = analyseConcurrency;
+        this.analyseConcurrency = atLeastOne("sample.etl.analyse-concurrency", analyseConcurrency);
     }
 
     public int getLoadConcurrency() {
@@ -79,7 +79,7 @@ public class EtlProperties {
     }
 
     public void setLoadConcurrency(int loadConcurrency) {
-        this.loadConcurrency = loadConcurrency;
+        this.loadConcurrency = atLeastOne("sample.etl.load-concurrency", loadConcurrency);
     }
 
     public Duration getAnalyseTime() {
@@ -96,5 +96,16 @@ public class EtlProperties {
 
     public void setResumeOnStartup(boolean resumeOnStartup) {
         this.resumeOnStartup = resumeOnStartup;
+    }
+
+    /**
+     * A batch size of 0 read nothing and recorded the job done; a concurrency of 0 is no stage.
+     * Thrown from the setter, the binder names the property with the reason.
+     */
+    private static int atLeastOne(String property, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(property + " is " + value + "; set it to 1 or more");
+        }
+        return value;
     }
 }
