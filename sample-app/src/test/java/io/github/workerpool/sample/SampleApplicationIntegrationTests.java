@@ -149,6 +149,12 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         TestHttp.Response response = http().post("/demo/mail?count=0");
         assertThat(response.status()).isEqualTo(400);
         assertThat(response.body()).contains("count must be between 1 and");
+        // helper-117: a failure page outside the crawl was accepted, and the crawl did not fail.
+        for (String failAt : new String[] { "-1", "301" }) {
+            TestHttp.Response crawl = http().post("/demo/crawl?pages=300&failAt=" + failAt);
+            assertThat(crawl.status()).isEqualTo(400);
+            assertThat(crawl.body()).contains("failAt must be between 0 (no failure) and pages (300), but was " + failAt);
+        }
     }
 
     // ------------------------------------------------------------------ security of the pools endpoint

@@ -77,6 +77,10 @@ class DemoController {
     CrawlerService.CrawlReport crawl(@RequestParam(defaultValue = "300") int pages,
             @RequestParam(defaultValue = "0") int failAt) throws InterruptedException {
         check("pages", pages, 10_000);
+        if (failAt < 0 || failAt > pages) { // else a crawl meant to fail would quietly succeed
+            throw new IllegalArgumentException("failAt must be between 0 (no failure) and pages (" + pages
+                    + "), but was " + failAt);
+        }
         return this.crawler.crawl(pages, failAt);
     }
 
