@@ -163,12 +163,6 @@ function card(name, pool) {
   el = $('#pool-card').content.firstElementChild.cloneNode(true);
   el.dataset.pool = name;
   $('[data-field="name"]', el).textContent = name;
-  const cfg = pool.config || {};
-  const kind = [];
-  if (cfg.virtualThreads) kind.push('virtual threads');
-  if (cfg.nonblocking) kind.push('nonblocking');
-  if (pool.queueCapacity > 0) kind.push('queue ' + pool.queueCapacity);
-  $('[data-field="kind"]', el).textContent = kind.join(', ');
   $('[data-action="tune"]', el).addEventListener('click', () => tune(name, el));
   $('[data-action="purge"]', el).addEventListener('click', () => purge(name, el));
   $('#pools').appendChild(el);
@@ -180,6 +174,13 @@ function show(el, pool) {
   for (const field of ['capacity', 'running', 'idle', 'waiting', 'queued', 'rejected', 'completed']) {
     $(`[data-field="${field}"]`, el).textContent = pool[field];
   }
+  // Every poll: a tune or a refresh changes these live.
+  const cfg = pool.config || {};
+  const kind = [];
+  if (cfg.virtualThreads) kind.push('virtual threads');
+  if (cfg.nonblocking) kind.push('nonblocking');
+  if (pool.queueCapacity > 0) kind.push('queue ' + pool.queueCapacity);
+  $('[data-field="kind"]', el).textContent = kind.join(', ');
 }
 
 function record(name, pool, seconds) {

@@ -38,7 +38,21 @@
       + (outcomes ? `: ${outcomes}` : '') + threads + retry;
   }
 
+  // One poll at a time: each click (a 409 too) started another loop, each a request every 500 ms
+  // through the very pool the burst fills.
+  let polling = false;
+
   async function poll() {
+    if (polling) return;
+    polling = true;
+    try {
+      await pollUntilDone();
+    } finally {
+      polling = false;
+    }
+  }
+
+  async function pollUntilDone() {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       try {

@@ -93,6 +93,13 @@ class DashboardBrowserTests extends BrowserTestSupport {
             assertThat(http.pool("reports").get("capacity").asInt()).isEqualTo(tuned);
             wait.until((d) -> lastOf("reports", "capacity") == tuned);
 
+            // helper-117: the card's kind line was set once, when the card was made; a tune from
+            // elsewhere (curl, Spring Boot Admin, a refresh) changes it live.
+            assertThat(field(tunedCard, "kind").getText()).isEqualTo("queue 200");
+            http.post("/actuator/pools/reports/tune", "{\"queueCapacity\": 300, \"nonblocking\": true}", "ops",
+                    OPS_PASSWORD);
+            wait.until((d) -> field(tunedCard, "kind").getText().equals("nonblocking, queue 300"));
+
             // The same session without the token: refused, and the answer says why.
             Map<?, ?> forged = (Map<?, ?>) this.browser.executeAsyncScript("""
                     const done = arguments[arguments.length - 1];
@@ -126,7 +133,9 @@ class DashboardBrowserTests extends BrowserTestSupport {
             wait.until((d) -> field(down, "message").getText().equals("tune failed: Failed to fetch"));
         }
         finally {
-            http.post("/actuator/pools/reports/tune", "{\"capacity\": " + capacity + "}", "ops", OPS_PASSWORD);
+            http.post("/actuator/pools/reports/tune",
+                    "{\"capacity\": " + capacity + ", \"queueCapacity\": 200, \"nonblocking\": false}", "ops",
+                    OPS_PASSWORD);
         }
     }
 
