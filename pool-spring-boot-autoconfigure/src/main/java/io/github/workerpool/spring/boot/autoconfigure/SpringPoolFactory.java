@@ -220,11 +220,39 @@ final class SpringPoolFactory
         builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
             .taskDecorator(new PoolTaskDecorator(name, isWebServerPool(name) ? (task) -> task : taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
-        SpringPool pool = new SpringPool(build(builder, virtualByDefault), settings.awaitTerminationPeriod(), this.made);
+        WorkerPool built = build(builder, virtualByDefault);
+        if (AdaptiveSupport.isPresent(this.classLoader)) {
+            checkCustomizedForAdaptive(name, built, settings.adaptive());
+        }
+        SpringPool pool = new SpringPool(built, settings.awaitTerminationPeriod(), this.made);
         if (AdaptiveSupport.isPresent(this.classLoader)) {
             pool.adaptive(AdaptiveSupport.attach(pool, settings.adaptive()));
         }
         return pool;
+    }
+
+    /**
+     * What a customizer set against adaptive sizing, which the properties' checks cannot see:
+     * preAlloc(true) fixes the capacity (the sizing was dropped without a word), and aimd with
+     * no run timeout would only grow.
+     */
+    private static void checkCustomizedForAdaptive(String name, WorkerPool pool, PoolSettings.AdaptiveSettings adaptive) {
+        if (!adaptive.enabled()) {
+            return;
+        }
+        String customizer = "a WorkerPoolBuilderCustomizer set ";
+        String fix = "Change the customizer for pool '" + name + "', or set " + adaptive.enabledProperty() + " to false.";
+        if (pool.config().preAlloc()) {
+            pool.close();
+            throw new PoolConfigurationException(adaptive.enabledProperty(), true, "adaptive capacity changes the "
+                    + "capacity, but " + customizer + "preAlloc(true) on pool '" + name + "', which fixes it", fix);
+        }
+        if (adaptive.algorithm().equals("aimd") && pool.config().runTimeout() == null) {
+            pool.close();
+            throw new PoolConfigurationException(adaptive.algorithmProperty(), "aimd", "aimd backs off only when a task "
+                    + "runs longer than the pool's run timeout, and " + customizer + "runTimeout(null) on pool '" + name
+                    + "', so the capacity would only grow", fix);
+        }
     }
 
     /**

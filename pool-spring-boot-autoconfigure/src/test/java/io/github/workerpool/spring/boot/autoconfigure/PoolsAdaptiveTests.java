@@ -75,6 +75,27 @@ class PoolsAdaptiveTests {
     // ---------------------------------------------------------------- properties
 
     @Test
+    void aCustomizerThatFixesTheCapacity_orTakesAimdsRunTimeout_failsStartupNamingTheProperty() {
+        // helper-113: the properties' checks run before the customizers, and a pre-alloc pool got
+        // no adaptive sizing without a word; aimd with no run timeout would only grow.
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> (name, builder) -> {
+            if (name.equals("db")) {
+                builder.preAlloc(true);
+            }
+        }).run((context) -> assertThat(context).hasFailed().getFailure()
+            .hasRootCauseInstanceOf(PoolConfigurationException.class)
+            .rootCause()
+            .hasMessageContaining("pools.instances.db.adaptive.enabled")
+            .hasMessageContaining("a WorkerPoolBuilderCustomizer set preAlloc(true) on pool 'db'"));
+        this.runner.withPropertyValues("pools.instances.db.adaptive.algorithm=aimd", "pools.instances.db.run-timeout=1s")
+            .withBean(WorkerPoolBuilderCustomizer.class, () -> (name, builder) -> builder.runTimeout(null))
+            .run((context) -> assertThat(context).hasFailed().getFailure()
+                .rootCause()
+                .hasMessageContaining("pools.instances.db.adaptive.algorithm")
+                .hasMessageContaining("a WorkerPoolBuilderCustomizer set runTimeout(null) on pool 'db'"));
+    }
+
+    @Test
     void adaptivePoolFromPropertiesSizesItselfWithinItsBounds() {
         this.runner.run((context) -> {
             SpringPool db = context.getBean("db", SpringPool.class);
