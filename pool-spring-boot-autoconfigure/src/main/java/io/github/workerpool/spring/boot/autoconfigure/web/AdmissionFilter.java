@@ -239,7 +239,19 @@ final class AdmissionFilter implements Filter {
                 + " (at most one a minute); pool '" + this.pool.name() + "' admits " + limit
                 + " requests at once (capacity " + capacity + " minus " + reserved + " of "
                 + WebServerPool.RESERVED_PROPERTY + ((capacity - reserved < 1) ? ", and at least one" : "")
-                + "). Raise " + this.pool.option("capacity") + tuneHint(capacity) + ".");
+                + "). " + raise(capacity) + ".");
+    }
+
+    /**
+     * What to raise. Under adaptive sizing its ceiling: a refreshed capacity only sets where
+     * switching it off returns, and a tune of the capacity switches it off.
+     */
+    private String raise(int capacity) {
+        if (this.pool.sizedAdaptively()) {
+            return "Raise " + this.pool.option("adaptive.max-capacity") + " (adaptive sizing sets the capacity; a tune"
+                    + " of the capacity switches it off)";
+        }
+        return "Raise " + this.pool.option("capacity") + tuneHint(capacity);
     }
 
     /** ", or tune it live: POST ..." for the overload message; "" without the endpoint. */

@@ -282,6 +282,11 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
         return this.pool;
     }
 
+    /** Whether its capacity was set by adaptive sizing at startup (pools.instances' adaptive.enabled). */
+    boolean sizedAdaptively() {
+        return this.adaptiveMinimum != null;
+    }
+
     /** The pool as the connector's executor. */
     Executor executor() {
         return this.executor;

@@ -350,6 +350,31 @@ class AdmissionFilterTests {
     }
 
     @Test
+    void anAdaptivePoolsOverloadMessageNamesItsCeiling(CapturedOutput output) throws Exception {
+        // helper-113: the message said to raise the capacity or tune it, which under adaptive
+        // sizing only sets where switching it off returns, or switches it off.
+        DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+        beanFactory.registerSingleton("http", this.http);
+        WebServerPoolProperties properties = new WebServerPoolProperties();
+        properties.setPool("http");
+        AdmissionFilter filter = new AdmissionFilter(
+                WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192,
+                        new WebServerPool.AdaptiveMinimum(3, "pools.instances.http.adaptive.min-capacity")),
+                Duration.ofSeconds(1), "/actuator", "POST /actuator/pools/http/tune {}", this.now::get);
+        for (int i = 0; i < 2; i++) { // the limit: capacity 4 minus 2
+            MockHttpServletRequest hold = new MockHttpServletRequest("GET", "/a");
+            hold.setAsyncSupported(true);
+            filter.doFilter(hold, new MockHttpServletResponse(), (req, res) -> req.startAsync());
+        }
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
+        assertThat(refused.getStatus()).isEqualTo(503);
+        assertThat(output).contains("Raise pools.instances.http.adaptive.max-capacity (adaptive sizing sets the "
+                + "capacity; a tune of the capacity switches it off).")
+            .doesNotContain("tune it live: POST");
+    }
+
+    @Test
     void withOneReservedThreadTheOverloadMessageSaysATuneNeedsTwo(CapturedOutput output) throws Exception {
         // Found by a review: with one reserved thread a tune counts as the application's and is
         // refused while it is full, yet the message offered it.
