@@ -336,14 +336,29 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
         return loadBalancing;
     }
 
-    /** Sum of the sub-pools' capacities; -1 if any is unbounded. */
+    /**
+     * Sum of the sub-pools' capacities; -1 if any is unbounded. A sub-pool taken out of the
+     * rotation ({@code pool(i).shutdown()}) while others are open counts only the tasks it still
+     * runs, so that a multi-pool whose open sub-pools are all busy reads as full.
+     */
     @Override
     public int capacity() {
+        boolean outOfRotation = anyOpen();
         int sum = 0;
         for (WorkerPool p : pools) {
-            sum = plus(sum, p.capacity());
+            sum = plus(sum, outOfRotation && p.isClosed() ? p.running() : p.capacity());
         }
         return sum;
+    }
+
+    /** Whether a sub-pool is open: then the closed ones are out of the rotation, not the multi-pool's shutdown. */
+    private boolean anyOpen() {
+        for (WorkerPool p : pools) {
+            if (!p.isClosed()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A sum of capacities or free slots: -1 (unbounded) if either is, else capped at Integer.MAX_VALUE. */
@@ -401,12 +416,16 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
         return sum;
     }
 
-    /** Most tasks the sub-pools' queues hold together; {@link Integer#MAX_VALUE} if any is unbounded. */
+    /**
+     * Most tasks the sub-pools' queues hold together; {@link Integer#MAX_VALUE} if any is
+     * unbounded. A sub-pool out of the rotation counts the tasks it still holds, no room.
+     */
     @Override
     public int queueCapacity() {
+        boolean outOfRotation = anyOpen();
         long sum = 0;
         for (WorkerPool p : pools) {
-            sum += p.config().queueCapacity();
+            sum += outOfRotation && p.isClosed() ? p.queued() : p.config().queueCapacity();
         }
         return (int) Math.min(Integer.MAX_VALUE, sum);
     }
@@ -431,9 +450,10 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
         long cancelled = 0;
         long queueTimeouts = 0;
         long runTimeouts = 0;
+        boolean outOfRotation = anyOpen();
         for (WorkerPool p : pools) {
             PoolStats s = p.stats(true); // without the refusals sent on to another sub-pool
-            capacity = plus(capacity, s.capacity());
+            capacity = plus(capacity, outOfRotation && p.isClosed() ? s.running() : s.capacity());
             running += s.running();
             idle += s.idle();
             waiting += s.waiting();

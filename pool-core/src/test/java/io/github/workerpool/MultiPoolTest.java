@@ -591,6 +591,27 @@ class MultiPoolTest {
     }
 
     @Test
+    void aSubPoolOutOfTheRotation_countsOnlyWhatItStillRuns_soBusyOpenPoolsReadAsFull() {
+        // helper-115: its capacity and queue room still counted, so a multi-pool whose open
+        // sub-pools were all busy never read as saturated (events, health, WorkerPoolSaturated).
+        MultiPool pools = invariants.track(MultiPool.of(2, builder(2).queueCapacity(3), LoadBalancing.ROUND_ROBIN));
+        pools.pool(0).execute(blocker()); // still running when taken out
+        pools.pool(0).shutdown();
+        assertThat(pools.capacity()).isEqualTo(2 + 1);
+        assertThat(pools.queueCapacity()).isEqualTo(3 + 0);
+        for (int i = 0; i < 2; i++) {
+            pools.execute(blocker());
+        }
+        await().atMost(WAIT).until(() -> pools.running() == 3);
+        PoolStats stats = pools.stats();
+        assertThat(stats.capacity()).isEqualTo(3);
+        assertThat(stats.running()).as("full").isEqualTo(stats.capacity());
+        pools.release();
+        assertThat(pools.capacity()).as("the multi-pool shut down: its sub-pools' capacities, as before").isEqualTo(4);
+        release.countDown();
+    }
+
+    @Test
     void releaseTimeout_andAwaitTermination_takeAnyDuration() throws Exception {
         MultiPool pools = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
         assertThat(pools.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).as("overflowed after shutting down")
