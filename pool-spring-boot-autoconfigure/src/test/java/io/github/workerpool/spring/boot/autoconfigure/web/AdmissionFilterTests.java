@@ -353,22 +353,7 @@ class AdmissionFilterTests {
     void anAdaptivePoolsOverloadMessageNamesItsCeiling(CapturedOutput output) throws Exception {
         // helper-113: the message said to raise the capacity or tune it, which under adaptive
         // sizing only sets where switching it off returns, or switches it off.
-        DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
-        beanFactory.registerSingleton("http", this.http);
-        WebServerPoolProperties properties = new WebServerPoolProperties();
-        properties.setPool("http");
-        AdmissionFilter filter = new AdmissionFilter(
-                WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192,
-                        new WebServerPool.AdaptiveMinimum(3, "pools.instances.http.adaptive.min-capacity")),
-                Duration.ofSeconds(1), "/actuator", "POST /actuator/pools/http/tune {}", this.now::get);
-        for (int i = 0; i < 2; i++) { // the limit: capacity 4 minus 2
-            MockHttpServletRequest hold = new MockHttpServletRequest("GET", "/a");
-            hold.setAsyncSupported(true);
-            filter.doFilter(hold, new MockHttpServletResponse(), (req, res) -> req.startAsync());
-        }
-        MockHttpServletResponse refused = new MockHttpServletResponse();
-        filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
-        assertThat(refused.getStatus()).isEqualTo(503);
+        overloadTheFilter(2, new WebServerPool.AdaptiveMinimum(3, "pools.instances.http.adaptive.min-capacity"));
         assertThat(output).contains("Raise pools.instances.http.adaptive.max-capacity (adaptive sizing sets the "
                 + "capacity; a tune of the capacity switches it off).")
             .doesNotContain("tune it live: POST");
@@ -378,19 +363,30 @@ class AdmissionFilterTests {
     void withOneReservedThreadTheOverloadMessageSaysATuneNeedsTwo(CapturedOutput output) throws Exception {
         // Found by a review: with one reserved thread a tune counts as the application's and is
         // refused while it is full, yet the message offered it.
+        overloadTheFilter(1, null);
+        assertThat(output).contains("(to tune it live while it is full, set pools.web-server.reserved-threads to 2 or more)")
+            .doesNotContain("tune it live: POST");
+    }
+
+    /** Fills a filter over the pool http (capacity 4) with held async requests, and sees the next one refused. */
+    private void overloadTheFilter(int reservedThreads, WebServerPool.AdaptiveMinimum adaptive) throws Exception {
         DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
         beanFactory.registerSingleton("http", this.http);
         WebServerPoolProperties properties = new WebServerPoolProperties();
         properties.setPool("http");
-        properties.setReservedThreads(1);
+        properties.setReservedThreads(reservedThreads);
         AdmissionFilter filter = new AdmissionFilter(
-                WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192, null),
+                WebServerPool.resolve(properties, beanFactory, Set.of("http"), WebServerKind.TOMCAT, 8192, adaptive),
                 Duration.ofSeconds(1), "/actuator", "POST /actuator/pools/http/tune {}", this.now::get);
-        for (int i = 0; i < 3; i++) { // the limit: capacity 4 minus 1
+        for (int i = 0; i < 4 - reservedThreads; i++) { // the limit: capacity 4 minus the reserved threads
             MockHttpServletRequest hold = new MockHttpServletRequest("GET", "/a");
             hold.setAsyncSupported(true);
             filter.doFilter(hold, new MockHttpServletResponse(), (req, res) -> req.startAsync());
         }
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
+        assertThat(refused.getStatus()).isEqualTo(503);
+    }
         MockHttpServletResponse refused = new MockHttpServletResponse();
         filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
         assertThat(refused.getStatus()).isEqualTo(503);
