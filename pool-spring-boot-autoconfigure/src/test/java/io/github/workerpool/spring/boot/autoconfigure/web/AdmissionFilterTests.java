@@ -387,12 +387,6 @@ class AdmissionFilterTests {
         filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
         assertThat(refused.getStatus()).isEqualTo(503);
     }
-        MockHttpServletResponse refused = new MockHttpServletResponse();
-        filter.doFilter(new MockHttpServletRequest("GET", "/x"), refused, new MockFilterChain());
-        assertThat(refused.getStatus()).isEqualTo(503);
-        assertThat(output).contains("(to tune it live while it is full, set pools.web-server.reserved-threads to 2 or more)")
-            .doesNotContain("tune it live: POST");
-    }
 
     @Test
     void liveChangeThatBreaksARuleIsWarnedAtMostOnceAMinute(CapturedOutput output) throws Exception {
