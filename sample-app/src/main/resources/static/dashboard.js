@@ -157,7 +157,7 @@ function newChart(container) {
   return { plot, data };
 }
 
-function card(name, pool) {
+function card(name) {
   let el = document.querySelector(`.pool[data-pool="${CSS.escape(name)}"]`);
   if (el) return el;
   el = $('#pool-card').content.firstElementChild.cloneNode(true);
@@ -209,7 +209,7 @@ async function pollPools() {
     const body = await response.json();
     const now = Date.now();
     for (const [name, pool] of Object.entries(body.pools)) {
-      const el = card(name, pool);
+      const el = card(name);
       el.classList.remove('gone');
       show(el, pool);
       record(name, pool, now / 1000);

@@ -207,12 +207,13 @@ public class EtlJob implements DisposableBean {
             if (this.state != State.RUNNING) {
                 return "the ETL job is not running (" + this.state.name().toLowerCase() + ")";
             }
+            // Recorded now, not when the last batch ends: a crash while it drains (kill -9, a
+            // shutdown whose wait runs out) must not resume a job the user stopped. First: if the
+            // database refuses it, the job runs on and the caller gets the error.
+            this.checkpoint.state(JdbcCheckpoint.State.STOPPED);
             this.stopRequested = true;
             this.stoppedByUser = true;
             this.state = State.STOPPING;
-            // Recorded now, not when the last batch ends: a crash while it drains (kill -9, a
-            // shutdown whose wait runs out) must not resume a job the user stopped.
-            this.checkpoint.state(JdbcCheckpoint.State.STOPPED);
             return null;
         }
     }
