@@ -339,12 +339,23 @@ public class PoolsEndpoint {
         return out.toString();
     }
 
+    /**
+     * Publishes the audit event of a change already made. A listener that throws (an audit store
+     * that is down) is logged at ERROR with the change: answered as a 500, the change looked
+     * refused (PRODUCT.md: an error changes nothing) and invited a retry.
+     */
     private void audit(String principal, String type, String pool, Map<String, Object> data) {
         if (this.events != null) {
             Map<String, Object> all = new LinkedHashMap<>();
             all.put("pool", pool);
             all.putAll(data);
-            this.events.publishEvent(new AuditApplicationEvent(principal, type, all));
+            try {
+                this.events.publishEvent(new AuditApplicationEvent(principal, type, all));
+            }
+            catch (RuntimeException ex) {
+                logger.error("Pool '" + pool + "': " + type + " by " + principal + " was applied, but its audit event "
+                        + "failed: " + all, ex);
+            }
         }
     }
 

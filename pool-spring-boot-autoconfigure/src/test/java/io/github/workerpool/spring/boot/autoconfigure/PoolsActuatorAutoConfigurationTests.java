@@ -134,6 +134,24 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void anAuditListenerThatThrows_leavesTheAppliedTuneAnsweredAndLogsTheChange(CapturedOutput output) {
+        // helper-114: the tune was applied, then the audit's failure made it a 500, which reads as
+        // refused (an error changes nothing) and invites a retry.
+        this.runner.withBean("failingAudit", org.springframework.context.ApplicationListener.class,
+                () -> (org.springframework.context.ApplicationListener<AuditApplicationEvent>) (event) -> {
+                    throw new IllegalStateException("audit store down");
+                })
+            .run((context) -> {
+                Object result = context.getBean(PoolsEndpoint.class)
+                    .action("mail", "tune", Map.of(PoolOption.CAPACITY, 5), "alice");
+                assertThat(result).isInstanceOfSatisfying(PoolsEndpoint.PoolDescriptor.class,
+                        (pool) -> assertThat(pool.capacity()).isEqualTo(5));
+                assertThat(output).contains("Pool 'mail': POOL_TUNED by alice was applied, but its audit event failed")
+                    .contains("audit store down");
+            });
+    }
+
+    @Test
     void twoTunesAtOnceOfAPoolTheApplicationMadeAreAuditedWithTheValuesEachChanged() throws Exception {
         // Found by a review: both read the old value before either changed it ("20 -> 60", "20 -> 50").
         this.runner.withUserConfiguration(AuditCapture.class, SlowTunePoolConfiguration.class).run((context) -> {
