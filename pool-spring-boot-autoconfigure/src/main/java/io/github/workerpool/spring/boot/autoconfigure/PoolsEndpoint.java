@@ -316,7 +316,12 @@ public class PoolsEndpoint {
 
     /** The pool's message as a request writes values: "-1s", not the builder's "PT-1S"; "none", not null. */
     private static String asSent(String message, java.util.Collection<Object> values) {
-        return PoolConfigurationException.withDurationsShown(message.replace("or null for none", "or \"none\""), values);
+        String sent = message.replace("or null for none", "or \"none\"")
+            // expiry "none" reaches the pool as null; the fix is the endpoint's field, not the builder's call
+            .replace("expiry must be a positive duration, but was null; to keep idle workers forever use "
+                    + "disablePurge(true)", "expiry must be a positive duration, but was \"none\"; to keep idle workers "
+                    + "forever send {\"disablePurge\": true}");
+        return PoolConfigurationException.withDurationsShown(sent, values);
     }
 
     private static boolean adaptiveValue(Object raw, String prefix) {

@@ -254,6 +254,11 @@ class PoolsActuatorAutoConfigurationTests {
             assertBadRequest(endpoint, "mail", "tune", new java.math.BigInteger("99999999999999999999"), "at most 2147483647");
             assertBadRequest(endpoint, "mail", "explode", 3, "Unknown action 'explode'");
             assertBadRequest(endpoint, "fixed", "tune", 3, "preAlloc");
+            // helper-114: the answer said "but was null" and named the builder's disablePurge(true).
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.EXPIRY, "none"), "ops"))
+                .withMessageContaining("expiry must be a positive duration, but was \"none\"; to keep idle workers "
+                        + "forever send {\"disablePurge\": true}");
             assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
             assertThat(context.getBean("fixed", SpringPool.class).capacity()).isEqualTo(2);
         });
