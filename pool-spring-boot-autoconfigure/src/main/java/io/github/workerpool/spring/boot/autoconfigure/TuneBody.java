@@ -126,6 +126,12 @@ final class TuneBody {
             if (problem == null) {
                 problem = badQueryParameter(queryNames);
             }
+            if (problem == null) {
+                problem = sentTwice(fields.keySet(), queryNames);
+            }
+        }
+        if (problem == null && "purge".equals(target.action())) {
+            problem = optionsForAPurge(fields.keySet(), queryNames);
         }
         if (problem == null) {
             return null;
@@ -227,6 +233,31 @@ final class TuneBody {
         for (String name : names) {
             if (field(name) == null && !ADAPTIVE.equals(name) && PoolsPropertiesBinding.closest(name, FIELDS) != null) {
                 return noOption(name);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An option both in the body and in the query: actuator applies the query's and drops the
+     * body's without a word (helper-114: ?capacity=5 with {"capacity": 50} applied 5).
+     */
+    private static String sentTwice(Collection<String> bodyFields, Collection<String> queryNames) {
+        for (String name : queryNames) {
+            if ((field(name) != null || ADAPTIVE.equals(name)) && bodyFields.contains(name)) {
+                return name + " is both in the body and in the query; send it once, in the body; nothing was changed";
+            }
+        }
+        return null;
+    }
+
+    /** A purge takes no options: ones sent with it were dropped, the purge applied. */
+    private static String optionsForAPurge(Collection<String> bodyFields, Collection<String> queryNames) {
+        for (Collection<String> names : List.of(bodyFields, queryNames)) {
+            for (String name : names) {
+                if (field(name) != null || ADAPTIVE.equals(name)) {
+                    return "a purge takes no options, but " + name + " was sent; send it to tune; nothing was changed";
+                }
             }
         }
         return null;

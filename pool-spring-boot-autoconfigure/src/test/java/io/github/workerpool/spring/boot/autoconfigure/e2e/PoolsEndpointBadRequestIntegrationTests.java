@@ -70,4 +70,19 @@ class PoolsEndpointBadRequestIntegrationTests {
         assertThat((String) response.json("$.message")).contains("tune", "purge");
     }
 
+    @Test
+    void anOptionInTheQueryAndTheBody_orSentWithAPurge_isA400AndChangesNothing() throws Exception {
+        // helper-114: actuator takes the query's value over the body's without a word (?capacity=3
+        // with {"capacity": 50} applied 3), and a purge dropped the options sent with it.
+        HttpJson.Response twice = this.http.post("/actuator/pools/mail/tune?capacity=3", "{\"capacity\": 50}");
+        assertThat(twice.status()).isEqualTo(400);
+        assertThat((String) twice.json("$.message")).isEqualTo("Cannot tune pool 'mail': capacity is both in the body "
+                + "and in the query; send it once, in the body; nothing was changed");
+        HttpJson.Response purge = this.http.post("/actuator/pools/mail/purge", "{\"capacity\": 50}");
+        assertThat(purge.status()).isEqualTo(400);
+        assertThat((String) purge.json("$.message")).isEqualTo("Cannot purge pool 'mail': a purge takes no options, "
+                + "but capacity was sent; send it to tune; nothing was changed");
+        assertThat(this.mail.capacity()).isEqualTo(4);
+    }
+
 }
