@@ -343,12 +343,17 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
      */
     @Override
     public int capacity() {
-        boolean outOfRotation = anyOpen();
+        boolean anyOpen = anyOpen();
         int sum = 0;
         for (WorkerPool p : pools) {
-            sum = plus(sum, outOfRotation && p.isClosed() ? p.running() : p.capacity());
+            sum = plus(sum, outOfRotation(p, anyOpen) ? p.running() : p.capacity());
         }
         return sum;
+    }
+
+    /** A closed sub-pool while another is open: taken out of the rotation, not the multi-pool's shutdown. */
+    private static boolean outOfRotation(WorkerPool p, boolean anyOpen) {
+        return anyOpen && p.isClosed();
     }
 
     /** Whether a sub-pool is open: then the closed ones are out of the rotation, not the multi-pool's shutdown. */
@@ -422,10 +427,10 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
      */
     @Override
     public int queueCapacity() {
-        boolean outOfRotation = anyOpen();
+        boolean anyOpen = anyOpen();
         long sum = 0;
         for (WorkerPool p : pools) {
-            sum += outOfRotation && p.isClosed() ? p.queued() : p.config().queueCapacity();
+            sum += outOfRotation(p, anyOpen) ? p.queued() : p.config().queueCapacity();
         }
         return (int) Math.min(Integer.MAX_VALUE, sum);
     }
@@ -450,10 +455,10 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
         long cancelled = 0;
         long queueTimeouts = 0;
         long runTimeouts = 0;
-        boolean outOfRotation = anyOpen();
+        boolean anyOpen = anyOpen();
         for (WorkerPool p : pools) {
             PoolStats s = p.stats(true); // without the refusals sent on to another sub-pool
-            capacity = plus(capacity, outOfRotation && p.isClosed() ? s.running() : s.capacity());
+            capacity = plus(capacity, outOfRotation(p, anyOpen) ? s.running() : s.capacity());
             running += s.running();
             idle += s.idle();
             waiting += s.waiting();

@@ -1802,8 +1802,12 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
 
     /** Live workers waiting for work. */
     public int idle() {
-        // Searchers are idle workers that spin instead of parking (the count is exact when quiet).
-        return Math.min(workerCount, idleCount + engine.idleOutsideStructure());
+        return idle(workerCount);
+    }
+
+    /** Idle workers of {@code workers}; searchers are idle workers that spin instead of parking (exact when quiet). */
+    private int idle(int workers) {
+        return Math.min(workers, idleCount + engine.idleOutsideStructure());
     }
 
     /** {@code capacity() - running()}, never below 0; -1 when unbounded (ants {@code Free}). */
@@ -1864,7 +1868,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             // One read of the idle count for both: a worker that starts or stops searching between
             // two reads made running + idle exceed the workers (and the capacity) for one snapshot.
             int workersNow = workerCount;
-            idleNow = Math.min(workersNow, idleCount + engine.idleOutsideStructure());
+            idleNow = idle(workersNow);
             running = workersNow - idleNow;
             waiting = waiters.count();
         } finally {
