@@ -53,7 +53,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * Notes.
      *
      * States: OFF -> ON in enable() (and in Builder.attach): the configured capacity is read from
-     * the pool, a new Limit starts at it (clamped), the pool is tuned to that, the listener added.
+     * the pool, a new Limit starts at it (clamped), the pool is tuned to that, the listener added;
+     * enable(int) takes the configured capacity given instead (ON -> ON afresh if it was on).
      * ON -> OFF in disable() (the configured capacity is put back) or when a foreign capacity change
      * is seen (the pool keeps it). Any -> CLOSED in close(): off for good.
      *
@@ -198,10 +199,7 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * @throws IllegalArgumentException if capacity is 0 or below -1
      */
     public void configuredCapacity(int capacity) {
-        if (capacity == 0 || capacity < -1) {
-            throw new IllegalArgumentException("configured capacity must be at least 1, or -1 for unbounded, but was "
-                    + capacity);
-        }
+        checkCapacity(capacity);
         int foreign;
         synchronized (this.lock) {
             // A tune by someone else before this one switched sizing off: this one is then the later.
@@ -222,30 +220,63 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     public void enable() {
         synchronized (this.lock) {
-            if (this.closed) {
-                throw new IllegalStateException("adaptive capacity of pool '" + this.pool.name()
-                        + "' was closed; attach a new one");
-            }
+            checkOpen();
             if (this.enabled) {
                 return;
             }
-            // Read and set in one step: a tune by someone else in between would be lost.
-            int[] read = new int[1];
-            this.pool.reconfigure((c) -> {
-                read[0] = c.capacity();
-                return c.withCapacity(clamp(c.capacity()));
-            });
-            int configured = read[0];
-            int initial = clamp(configured);
-            this.configuredCapacity = configured;
-            this.limit = initial;
-            this.aimdTimeout = this.pool.config().runTimeout();
-            this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
-                    this.aimdTimeout, true);
-            this.epoch = new Epoch(this.epoch.generation + 1);
-            this.enabled = true;
-            this.pool.addListener(this.watcher);
+            start(NONE);
         }
+        logStarted();
+    }
+
+    /**
+     * Starts sizing the pool afresh (if it is on already, the algorithm starts over) with
+     * {@code configuredCapacity} as the configured capacity, from that capacity clamped to
+     * {@code [minCapacity, maxCapacity]}. The pool goes straight to the clamped capacity:
+     * {@code configuredCapacity(c)} then {@link #enable()} would run it at {@code c} in between.
+     * @param configuredCapacity what {@link #disable()} puts back: at least 1, or -1 for unbounded
+     * @throws IllegalArgumentException if configuredCapacity is 0 or below -1
+     * @throws IllegalStateException if this was closed, or the pool's capacity cannot be tuned
+     */
+    public void enable(int configuredCapacity) {
+        checkCapacity(configuredCapacity);
+        synchronized (this.lock) {
+            checkOpen();
+            if (this.enabled) {
+                stop(); // the tune below is this call's, whatever the pool's capacity is now
+            }
+            start(configuredCapacity);
+        }
+        logStarted();
+    }
+
+    private void checkOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("adaptive capacity of pool '" + this.pool.name()
+                    + "' was closed; attach a new one");
+        }
+    }
+
+    /** Under the lock, while off: OFF -> ON from {@code configured}, or from the pool's capacity if {@link #NONE}. */
+    private void start(int configured) {
+        // Read and set in one step: a tune by someone else in between would be lost.
+        int[] read = new int[1];
+        this.pool.reconfigure((c) -> {
+            read[0] = (configured != NONE) ? configured : c.capacity();
+            return c.withCapacity(clamp(read[0]));
+        });
+        int initial = clamp(read[0]);
+        this.configuredCapacity = read[0];
+        this.limit = initial;
+        this.aimdTimeout = this.pool.config().runTimeout();
+        this.algorithmLimit = Limits.create(this.algorithm, initial, this.minCapacity, this.maxCapacity,
+                this.aimdTimeout, true);
+        this.epoch = new Epoch(this.epoch.generation + 1);
+        this.enabled = true;
+        this.pool.addListener(this.watcher);
+    }
+
+    private void logStarted() {
         LOG.log(System.Logger.Level.INFO, () -> "adaptive capacity of pool '" + this.pool.name() + "' on: "
                 + this.algorithm + " within [" + this.minCapacity + ", " + this.maxCapacity + "], from "
                 + this.limit + " (configured " + this.configuredCapacity + ")");
@@ -373,6 +404,13 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     /** No capacity (0 is none a pool can have). */
     private static final int NONE = 0;
+
+    private static void checkCapacity(int capacity) {
+        if (capacity == 0 || capacity < -1) {
+            throw new IllegalArgumentException("configured capacity must be at least 1, or -1 for unbounded, but was "
+                    + capacity);
+        }
+    }
 
     /**
      * Under the lock: sets the pool's capacity to {@code capacity} if it is still the one this set

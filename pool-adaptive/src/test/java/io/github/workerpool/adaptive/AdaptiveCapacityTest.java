@@ -413,6 +413,51 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void enableWithAConfiguredCapacity_goesStraightToItClamped_onOrOff() {
+        // configuredCapacity(c) then enable() ran the pool at c (unbounded here) in between, and
+        // disable() then enable() did the same while on: workers started for the queued tasks.
+        List<Integer> capacities = new java.util.concurrent.CopyOnWriteArrayList<>();
+        WorkerPool pool = pool(8);
+        io.github.workerpool.Pool recorded = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                return pool;
+            }
+
+            @Override
+            public io.github.workerpool.PoolConfig reconfigure(
+                    java.util.function.UnaryOperator<io.github.workerpool.PoolConfig> change) {
+                io.github.workerpool.PoolConfig after = super.reconfigure(change);
+                capacities.add(after.capacity());
+                return after;
+            }
+
+            @Override
+            public void tune(int capacity) {
+                super.tune(capacity);
+                capacities.add(pool.capacity());
+            }
+        };
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(2).maxCapacity(64).enabled(false)
+                .attach(recorded);
+        adaptive.enable(-1);
+        assertThat(pool.capacity()).isEqualTo(64);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(-1);
+        assertThat(adaptive.limit()).isEqualTo(64);
+        adaptive.enable(1); // on: starts over from 1, clamped
+        assertThat(pool.capacity()).isEqualTo(2);
+        assertThat(adaptive.isEnabled()).isTrue();
+        assertThat(adaptive.configuredCapacity()).isEqualTo(1);
+        assertThat(capacities).containsExactly(64, 2);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(1);
+        assertThatThrownBy(() -> adaptive.enable(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1, or -1 for unbounded, but was 0");
+        adaptive.close();
+        assertThatThrownBy(() -> adaptive.enable(5)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
     void attachedSwitchedOff_changesNothingUntilEnabled() {
         WorkerPool pool = pool(300);
         AdaptiveCapacity adaptive = AdaptiveCapacity.builder().maxCapacity(100).enabled(false).attach(pool);

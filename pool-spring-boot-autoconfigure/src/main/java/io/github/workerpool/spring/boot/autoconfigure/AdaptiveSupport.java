@@ -38,7 +38,7 @@ final class AdaptiveSupport {
         if (pool.config().preAlloc()) {
             return null;
         }
-        return new Attached(pool, settings);
+        return new Attached(pool, settings, settings.enabled());
     }
 
     /** What the endpoint and refresh do with a pool's adaptive sizing. */
@@ -62,11 +62,19 @@ final class AdaptiveSupport {
         void disable();
 
         /**
-         * Applies new settings: the same bounds, algorithm and drop-on switch it on or off; others
-         * make a new one that starts afresh (from the configured capacity).
+         * Switches it on or off with a new configured capacity (null: keeps it). Switched on with
+         * one, it starts afresh from it, clamped to the bounds; the pool is never tuned to it
+         * outside them on the way.
+         */
+        void switchTo(boolean on, @Nullable Integer configured);
+
+        /**
+         * Applies new settings and a new configured capacity (null: keeps it): the same bounds,
+         * algorithm and drop-on switch it on or off as {@link #switchTo}; others make a new one
+         * that starts afresh from the configured capacity, clamped to the new bounds.
          * @return the control to use from now on
          */
-        Control apply(PoolSettings.AdaptiveSettings settings);
+        Control apply(PoolSettings.AdaptiveSettings settings, @Nullable Integer configured);
     }
 
     private static final class Attached implements Control {
@@ -75,11 +83,11 @@ final class AdaptiveSupport {
 
         private final PoolSettings.AdaptiveSettings settings;
 
-        Attached(Pool pool, PoolSettings.AdaptiveSettings settings) {
+        Attached(Pool pool, PoolSettings.AdaptiveSettings settings, boolean enable) {
             this.settings = settings;
             AdaptiveCapacity.Builder builder = AdaptiveCapacity.builder().algorithm(Algorithm.of(settings.algorithm()))
                 .minCapacity(settings.minCapacity()).maxCapacity(settings.maxCapacity())
-                .enabled(settings.enabled());
+                .enabled(enable);
             if (!settings.dropOn().isEmpty()) {
                 builder.dropOn(settings::isDrop);
             }
@@ -122,18 +130,46 @@ final class AdaptiveSupport {
         }
 
         @Override
-        public Control apply(PoolSettings.AdaptiveSettings next) {
-            if (next.sameLimiter(this.settings)) {
-                if (next.enabled()) {
+        public void switchTo(boolean on, @Nullable Integer configured) {
+            if (configured == null) {
+                if (on) {
                     this.adaptive.enable();
                 }
                 else {
                     this.adaptive.disable();
                 }
+                return;
+            }
+            if (!on) {
+                this.adaptive.configuredCapacity(configured); // while on, only what disable() puts back
+                this.adaptive.disable();
+                return;
+            }
+            this.adaptive.enable(configured); // straight to it clamped (see AdaptiveCapacity.enable(int))
+        }
+
+        @Override
+        public Control apply(PoolSettings.AdaptiveSettings next, @Nullable Integer configured) {
+            if (next.sameLimiter(this.settings)) {
+                switchTo(next.enabled(), configured);
                 return this;
             }
+            int capacity = (configured != null) ? configured : this.adaptive.configuredCapacity();
+            // Closing this one puts back its configured capacity: handed over clamped to the new
+            // bounds instead, the pool does not run above the new max until the new one starts.
+            this.adaptive.configuredCapacity(next.enabled() ? clamp(next, capacity) : capacity);
             this.adaptive.close();
-            return new Attached(this.adaptive.pool(), next);
+            Attached fresh = new Attached(this.adaptive.pool(), next, false);
+            if (next.enabled()) {
+                fresh.adaptive.enable(capacity);
+            }
+            return fresh;
+        }
+
+        /** A capacity within the bounds, as AdaptiveCapacity starts from it (unbounded: the max). */
+        private static int clamp(PoolSettings.AdaptiveSettings settings, int capacity) {
+            return (capacity < 0) ? settings.maxCapacity()
+                    : Math.max(settings.minCapacity(), Math.min(settings.maxCapacity(), capacity));
         }
     }
 }

@@ -284,17 +284,9 @@ public class PoolsEndpoint {
             throw badRequest(prefix + asSent(String.valueOf(ex.getMessage()), values.values()));
         }
         if (adaptive != null && (adaptiveValue != null || capacity != null)) {
-            boolean on = (adaptiveValue != null) ? adaptiveValue : false;
-            if (capacity != null) {
-                adaptive.configuredCapacity(capacity);
-                adaptive.disable();
-            }
-            if (on) {
-                adaptive.enable();
-            }
-            else {
-                adaptive.disable();
-            }
+            // A capacity with adaptive true restarts the sizing from it (clamped); without, or
+            // with false, the pool keeps that capacity and adaptive sizing is off.
+            adaptive.switchTo(Boolean.TRUE.equals(adaptiveValue), capacity);
             after = pool.config();
         }
         Map<String, Object> oldValues = new LinkedHashMap<>();

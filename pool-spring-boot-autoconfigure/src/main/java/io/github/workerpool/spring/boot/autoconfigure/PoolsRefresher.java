@@ -504,15 +504,21 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         StringBuilder out = new StringBuilder();
         Integer configured = settings.capacity();
-        if (adaptiveCapacity && capacityChanged && configured != null && configured != adaptive.configuredCapacity()) {
+        boolean newConfigured = adaptiveCapacity && capacityChanged && configured != null
+                && configured != adaptive.configuredCapacity();
+        if (newConfigured) {
             out.append(", configured capacity ").append(adaptive.configuredCapacity()).append(" -> ").append(configured);
-            adaptive.configuredCapacity(configured);
         }
         PoolSettings.AdaptiveSettings was = adaptive.settings();
         boolean wasEnabled = adaptive.enabled();
         if (switchAndLimits && (wasEnabled != next.enabled() || !next.sameLimiter(was))) {
-            pool.adaptive(adaptive.apply(next));
+            // In one step with the configured capacity: set before, it tuned a pool being switched
+            // on to it (unbounded, say) until enable() clamped it.
+            pool.adaptive(adaptive.apply(next, newConfigured ? configured : null));
             out.append(", adaptive ").append(describe(wasEnabled, was)).append(" -> ").append(describe(next.enabled(), next));
+        }
+        else if (newConfigured) {
+            adaptive.configuredCapacity(configured);
         }
         return out.toString();
     }

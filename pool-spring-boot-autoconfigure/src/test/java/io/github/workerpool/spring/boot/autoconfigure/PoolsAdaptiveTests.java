@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.workerpool.adaptive.AdaptiveCapacity;
 import io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolAutoConfiguration;
@@ -32,6 +34,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -521,6 +525,53 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void newBoundsOrSwitchingOnWithACapacity_neverRunThePoolAboveTheMaximumOnTheWay() {
+        // Helper-116: new bounds closed the old control, which put the configured capacity back
+        // (unbounded here) until the new one clamped it; a refresh switching on with a new capacity,
+        // and the endpoint's capacity with adaptive true, tuned the pool to it first. Workers
+        // started in between for the queued tasks (counted by the thread factory) and ran them.
+        this.runner.withUserConfiguration(CountedThreadsConfiguration.class)
+            .withPropertyValues("pools.instances.wide.capacity=-1", "pools.instances.wide.queue-capacity=100",
+                    "pools.instances.wide.adaptive.enabled=true", "pools.instances.wide.adaptive.max-capacity=4")
+            .run((context) -> {
+                SpringPool wide = context.getBean("wide", SpringPool.class);
+                AtomicInteger threads = context.getBean(CountedThreadsConfiguration.class).threads;
+                assertThat(wide.capacity()).isEqualTo(4);
+                CountDownLatch release = new CountDownLatch(1);
+                try {
+                    for (int i = 0; i < 14; i++) {
+                        wide.execute(() -> awaitQuietly(release));
+                    }
+                    assertThat(threads).hasValue(4);
+                    refresh(context, Map.of("pools.instances.wide.adaptive.max-capacity", "3"));
+                    assertThat(wide.adaptive().settings().maxCapacity()).isEqualTo(3);
+                    assertThat(wide.adaptive().configuredCapacity()).isEqualTo(-1);
+                    assertThat(wide.capacity()).isEqualTo(3);
+                    assertThat(threads).as("new max-capacity").hasValue(4);
+                    refresh(context, Map.of("pools.instances.wide.adaptive.algorithm", "vegas"));
+                    assertThat(wide.adaptive().settings().algorithm()).isEqualTo("vegas");
+                    assertThat(threads).as("new algorithm").hasValue(4);
+                    tune(context, "wide", Map.of(PoolOption.CAPACITY, 1000), true);
+                    assertThat(wide.adaptive().configuredCapacity()).isEqualTo(1000);
+                    assertThat(wide.capacity()).isEqualTo(3);
+                    assertThat(threads).as("endpoint capacity with adaptive true").hasValue(4);
+                    tune(context, "wide", Map.of(PoolOption.CAPACITY, 2), false); // off, at 2
+                    refresh(context, Map.of("pools.instances.wide.adaptive.enabled", "false"));
+                    assertThat(wide.capacity()).isEqualTo(2);
+                    refresh(context, Map.of("pools.instances.wide.capacity", "1000",
+                            "pools.instances.wide.adaptive.enabled", "true"));
+                    assertThat(wide.adaptive().enabled()).isTrue();
+                    assertThat(wide.adaptive().configuredCapacity()).isEqualTo(1000);
+                    assertThat(wide.capacity()).isEqualTo(3);
+                    assertThat(threads).as("refresh switching on with a new capacity").hasValue(4);
+                }
+                finally {
+                    release.countDown();
+                }
+            });
+    }
+
+    @Test
     void aBadCapacityForAnAdaptivePool_isRefusedByName_beforeAnyOptionChanges(CapturedOutput output) {
         // Found by a review: the capacity, handed to adaptive sizing apart, went unchecked until the
         // other options had changed, and the warning named no property.
@@ -736,6 +787,35 @@ class PoolsAdaptiveTests {
         assertThat(kept).hasSizeLessThan(((org.springframework.core.env.EnumerablePropertySource<?>) test).getPropertyNames().length);
         sources.replace(test.getName(), new MapPropertySource(test.getName(), kept));
         context.publishEvent(new EnvironmentChangeEvent(context, java.util.Set.of(key)));
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Counts the threads the "wide" pool starts. */
+    @Configuration(proxyBeanMethods = false)
+    static class CountedThreadsConfiguration {
+
+        final AtomicInteger threads = new AtomicInteger();
+
+        @Bean
+        WorkerPoolBuilderCustomizer countedThreads() {
+            return (name, builder) -> {
+                if (name.equals("wide")) {
+                    builder.threadFactory((task) -> {
+                        this.threads.incrementAndGet();
+                        return new Thread(task, "wide-" + this.threads.get());
+                    });
+                }
+            };
+        }
+
     }
 
     private static void refresh(ConfigurableApplicationContext context, Map<String, Object> values) {
