@@ -39,7 +39,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * {@code <endpoint>/<name>/<action>} are read, matched as Spring routes them (decoded, without
  * {@code ;parameters}; the endpoint's path as {@code management.endpoints.web.path-mapping} maps
  * it), and only while writes are allowed (else actuator's 404 stands); a pool that does not exist
- * is a 404 as the endpoint answers it. The body is handed on unchanged.
+ * is a 404 as the endpoint answers it. The body is handed on unchanged; one that an earlier
+ * filter read (a form parsed for a parameter) goes on as it came, for actuator to refuse.
  */
 final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
 
@@ -98,8 +99,17 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
             response.getWriter().write(refusal.json());
             return;
         }
-        chain.doFilter((body.length == 0) ? new CachedBody(request, TuneBody.EMPTY_OBJECT, true) : new CachedBody(request, body, false),
+        // Only a request sent without a body is handed on as "{}" JSON. One whose body a filter
+        // before this one read (a form that HiddenHttpMethodFilter or the CSRF filter parsed for a
+        // parameter) goes on as it came: its fields are in the parameter map, which actuator binds,
+        // and as JSON they went through unchecked; as a form, actuator refuses it (415).
+        boolean sentWithout = body.length == 0 && !declaresBody(request);
+        chain.doFilter(sentWithout ? new CachedBody(request, TuneBody.EMPTY_OBJECT, true) : new CachedBody(request, body, false),
                 response);
+    }
+
+    private static boolean declaresBody(HttpServletRequest request) {
+        return request.getContentLengthLong() > 0 || request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
     }
 
     /**

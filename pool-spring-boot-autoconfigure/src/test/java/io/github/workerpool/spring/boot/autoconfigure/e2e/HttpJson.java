@@ -42,6 +42,13 @@ final class HttpJson {
             .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
+    /** A POST of a form body (application/x-www-form-urlencoded). */
+    Response postForm(String path, String form) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(this.base + path))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form)));
+    }
+
     private Response send(HttpRequest.Builder request) throws IOException, InterruptedException {
         HttpResponse<String> response = this.client.send(request.timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());

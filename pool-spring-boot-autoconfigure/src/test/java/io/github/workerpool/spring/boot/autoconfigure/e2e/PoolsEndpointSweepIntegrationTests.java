@@ -27,13 +27,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with missing, wrong-type, huge and negative capacities, unknown actions, unknown pool names
  * (odd characters, very long), purge with and without a body. Each answer is a 400 or 404 whose
  * message names the problem, and afterwards every pool's capacity and configuration are as they
- * were and no pool was created.
+ * were and no pool was created. A filter that parses form bodies first (HiddenHttpMethodFilter) is on.
  */
 @SpringBootTest(classes = PoolsTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "server.address=127.0.0.1", "spring.web.error.include-message=always",
                 "management.endpoints.web.exposure.include=pools", "management.endpoint.pools.access=unrestricted",
                 "pools.instances.mail.capacity=4", "pools.instances.mail.queue-capacity=10",
-                "pools.instances.fixed.capacity=2", "pools.instances.fixed.pre-alloc=true" })
+                "pools.instances.fixed.capacity=2", "pools.instances.fixed.pre-alloc=true",
+                "spring.mvc.hiddenmethod.filter.enabled=true" })
 class PoolsEndpointSweepIntegrationTests {
 
     private static final String LONG_NAME = "x".repeat(2000);
@@ -210,6 +211,21 @@ class PoolsEndpointSweepIntegrationTests {
                     "{\"capacity\": 5, \"capacty\": 50}".getBytes(charset));
             assertThat(response.status()).as("%s -> %s", charset, response.body()).isEqualTo(400);
             assertThat((String) response.json("$.message")).contains("the body must be one JSON object in UTF-8");
+            assertThat(capacitiesAndConfigs()).isEqualTo(before);
+        }
+    }
+
+    @Test
+    void formBodyAnEarlierFilterParsed_isNotHandedOnAsJson() throws Exception {
+        // Helper-114: a filter before this check that reads a parameter (HiddenHttpMethodFilter's
+        // _method here, Spring Security's CSRF filter its _csrf) parses a form body into the
+        // parameter map; the check then read an empty body and handed it on as "{}" JSON, and
+        // actuator bound the form's fields from the parameter map unchecked: applied, misspelt or
+        // naming another pool.
+        for (String form : new String[] { "capacity=5", "capacty=50", "capacity=5&name=fixed", "_method=POST&capacity=5" }) {
+            tried.incrementAndGet();
+            HttpJson.Response response = http.postForm("/actuator/pools/mail/tune", form);
+            assertThat(response.status()).as("%s -> %s", form, response.body()).isEqualTo(415);
             assertThat(capacitiesAndConfigs()).isEqualTo(before);
         }
     }
