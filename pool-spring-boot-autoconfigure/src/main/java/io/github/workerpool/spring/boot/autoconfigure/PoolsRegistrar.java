@@ -147,12 +147,15 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
             .toString();
     }
 
+    /** Characters that a pool's name cannot have and be reached at {@code <endpoint>/<name>}. */
+    private static final String UNADDRESSABLE = "/\\%;";
+
     /**
      * Fails for a pool named after a bean of Spring's own task infrastructure: Boot's executor
      * definition then fails startup with a bare "illegally overridden" error, Boot's scheduler
      * backs off silently (a pool is no TaskScheduler: {@code @Scheduled} methods ran on Spring's
      * single fallback thread), and the context takes an Executor named bootstrapExecutor for its
-     * background bean initialization.
+     * background bean initialization; and for a name the endpoint's paths cannot carry.
      * @throws PoolConfigurationException naming the pool's entry and the fix
      */
     static void checkName(String name) {
@@ -167,6 +170,16 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                     "it is the bean name of Spring's bootstrap executor: the context would run its background "
                             + "bean initialization on the pool, and a full pool would refuse it",
                     "Give the pool another name.");
+        }
+        for (char c : UNADDRESSABLE.toCharArray()) {
+            if (name.indexOf(c) >= 0) {
+                throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                        "its '" + c + "' cannot be sent in /actuator/pools/<name> (servlet containers refuse an "
+                                + "encoded '/', Spring Security's firewall '\\', '%' and ';'), so the endpoint would "
+                                + "list the pool but could not show, tune or purge it",
+                        "Give the pool a name without '/', '\\', '%' or ';' (letters, digits, '-', '_' and '.' go "
+                                + "everywhere: paths, meter tags, thread names).");
+            }
         }
         if (ScheduledAnnotationBeanPostProcessor.DEFAULT_TASK_SCHEDULER_BEAN_NAME.equals(name)) {
             throw new PoolConfigurationException(PoolSettings.instance(name), name,

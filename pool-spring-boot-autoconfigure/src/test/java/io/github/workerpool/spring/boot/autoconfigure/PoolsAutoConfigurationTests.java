@@ -1400,6 +1400,21 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void poolNameThatThePathsCannotCarryFailsStartupNamingTheFix() {
+        // Helper-114: such a pool was listed by /actuator/pools, but its own paths answered 400 or 404.
+        for (String name : new String[] { "orders/eu", "orders\\eu", "orders%eu", "orders;eu" }) {
+            this.runner.withPropertyValues("pools.instances[" + name + "].capacity=2").run((context) -> {
+                FailureAnalysis analysis = analyze(context);
+                assertThat(analysis.getDescription()).as(name).startsWith("Invalid value '" + name
+                        + "' for property 'pools.instances.[" + name + "]': its '" + name.charAt(6) + "' cannot be sent");
+                assertThat(analysis.getAction()).contains("Give the pool a name without");
+            });
+        }
+        this.runner.withPropertyValues("pools.instances[orders.eu-1_x].capacity=2")
+            .run((context) -> assertThat(context).hasNotFailed().hasBean("orders.eu-1_x"));
+    }
+
+    @Test
     void poolNamedTaskExecutorLeavesPlainAsyncOnBootsExecutor() {
         this.runner.withUserConfiguration(AsyncConfiguration.class)
             .withPropertyValues("pools.instances.taskExecutor.capacity=2")
