@@ -192,8 +192,9 @@
         return;
       }
       if (option.kind === 'int') {
-        // Sent as typed when it is not a whole number: the endpoint's 400 names the field.
-        body[option.name] = /^-?\d+$/.test(text) ? Number(text) : text;
+        // Sent as typed when it is not a whole number a JavaScript number holds exactly: the
+        // endpoint's 400 names the field and shows the digits (not 1e+25).
+        body[option.name] = /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
       }
       else {
         body[option.name] = text === '' ? 'none' : text;

@@ -183,6 +183,13 @@ class PoolsViewBrowserTests {
             wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().startsWith("400"));
             assertThat(field(mail, "message").getText()).contains("capacity");
             assertThat(mail("one").get("capacity").asInt()).isEqualTo(capacity);
+            // Beyond what a JavaScript number holds exactly: sent as typed, so the reason shows the
+            // digits (as a number it read "but was 1e+25").
+            option(mail, "capacity", "9999999999999999999999999");
+            mail.findElement(By.cssSelector("[data-action=apply]")).click();
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().contains("at most"));
+            assertThat(field(mail, "message").getText()).contains("but was 9999999999999999999999999");
+            assertThat(mail("one").get("capacity").asInt()).isEqualTo(capacity);
 
             // Two options at once: capacity and a duration.
             option(mail, "capacity", Integer.toString(tuned));
