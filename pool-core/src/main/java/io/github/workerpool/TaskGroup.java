@@ -456,16 +456,51 @@ public final class TaskGroup<R> {
      * caller unlocks and expires the group: its cancels must not run under the lock).
      */
     private boolean awaitChangeLocked() throws InterruptedException {
-        if (deadline == null) {
-            changed.await();
-            return true;
-        }
-        long left = deadlineAt - System.nanoTime();
+        return awaitChangeLocked(Long.MAX_VALUE);
+    }
+
+    /** awaitChangeLocked(), waiting at most {@code nanos} (Long.MAX_VALUE: no limit). */
+    private boolean awaitChangeLocked(long nanos) throws InterruptedException {
+        long left = (deadline == null) ? Long.MAX_VALUE : deadlineAt - System.nanoTime();
         if (left <= 0) {
             return false;
         }
-        changed.awaitNanos(left);
+        left = Math.min(left, nanos);
+        if (left == Long.MAX_VALUE) {
+            changed.await();
+        } else {
+            changed.awaitNanos(left);
+        }
         return true;
+    }
+
+    /**
+     * Waits until {@code t} has ended, by its state: its CompletableFuture completes after the
+     * state changes, outside the lock, and stop() completes the futures one by one, running their
+     * callbacks, so a wait on it lasted as long as another task's callback.
+     * @param nanos longest to wait, or -1 for no limit
+     * @throws TimeoutException if it has not ended in time
+     */
+    private void awaitEnd(Task<R> t, long nanos) throws InterruptedException, TimeoutException {
+        long until = System.nanoTime() + nanos;
+        while (t.state == PENDING) {
+            boolean due = false;
+            lock.lockInterruptibly();
+            try {
+                while (t.state == PENDING && !due) {
+                    long left = (nanos < 0) ? Long.MAX_VALUE : until - System.nanoTime();
+                    if (left <= 0) {
+                        throw new TimeoutException();
+                    }
+                    due = !awaitChangeLocked(left);
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (due) {
+                expire(); // past the deadline with the task pending: the timer is late; do its work here
+            }
+        }
     }
 
     private int stop(boolean byDeadline) {
@@ -492,9 +527,10 @@ public final class TaskGroup<R> {
         }
         // Queued tasks' futures first, running ones after: interrupting a running task first would
         // free its worker to pick up (and the pool to count as run) a future not yet cancelled.
+        // The tasks' own futures last: their callbacks run here, and one that blocked held up
+        // the interrupts (get() and await() read the state, so they are not held up).
         List<Task<R>> running = new ArrayList<>();
         for (Task<R> t : cancelledNow) {
-            t.done.cancel(false);
             if (t.runner == null) {
                 t.cancelPoolFuture();
             } else {
@@ -503,6 +539,9 @@ public final class TaskGroup<R> {
         }
         for (Task<R> t : running) {
             t.cancelPoolFuture();
+        }
+        for (Task<R> t : cancelledNow) {
+            t.done.cancel(false);
         }
         return cancelledNow.size();
     }
@@ -635,13 +674,13 @@ public final class TaskGroup<R> {
 
         R runOnWorker() throws Exception {
             if (state != PENDING) {
-                return null;
+                return notRun();
             }
             Work<R> w = work; // read before state, which the end writes after clearing it
             runner = Thread.currentThread();
             try {
                 if (state != PENDING || w == null) {
-                    return null;
+                    return notRun();
                 }
                 R v = call(w);
                 group.finish(this, SUCCEEDED, v, null);
@@ -652,6 +691,18 @@ public final class TaskGroup<R> {
             } finally {
                 runner = null;
             }
+        }
+
+        /**
+         * A task that ended before a worker got to it (cancelled between the group's state change
+         * and the cancel of the pool's future): the worker counts it as cancelled, not completed.
+         */
+        private R notRun() {
+            Worker worker = Worker.CURRENT.get();
+            if (worker != null && state == CANCELLED) {
+                worker.futureCancelled = true;
+            }
+            return null;
         }
 
         /**
@@ -816,20 +867,7 @@ public final class TaskGroup<R> {
          * @throws TimeoutException if it is not done in time
          */
         private void awaitDone(long nanos) throws InterruptedException, TimeoutException {
-            try {
-                if (nanos < 0) {
-                    done.get();
-                } else {
-                    done.get(nanos, TimeUnit.NANOSECONDS);
-                }
-            } catch (ExecutionException | CancellationException e) {
-                // done either way
-            } catch (RuntimeException | Error e) {
-                // The task's error threw from its own getMessage() as get() wrapped it: done too.
-                if (!done.isDone()) {
-                    throw e;
-                }
-            }
+            group.awaitEnd(this, nanos);
         }
 
         /** The Future contract from the task's state: its value, its error in an ExecutionException, or a cancel. */
@@ -855,7 +893,18 @@ public final class TaskGroup<R> {
          * isStopped()).
          */
         public CompletableFuture<R> toCompletableFuture() {
-            return done.copy();
+            // Not done.copy(): a copy completes a cancelled future's copy exceptionally, not cancelled.
+            CompletableFuture<R> copy = new CompletableFuture<>();
+            done.whenComplete((v, e) -> {
+                if (e == null) {
+                    copy.complete(v);
+                } else if (state == CANCELLED) {
+                    copy.cancel(false);
+                } else {
+                    copy.completeExceptionally(e);
+                }
+            });
+            return copy;
         }
 
         @Override

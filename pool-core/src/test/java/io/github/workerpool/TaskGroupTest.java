@@ -662,6 +662,105 @@ class TaskGroupTest {
     }
 
     @Test
+    void aCallbackThatBlocksWhileTheGroupStops_holdsUpNeitherTheInterruptsNorTheOtherTasksWaits() throws Exception {
+        // Helper-118: stop() completed each task's CompletableFuture (running its callbacks) before
+        // it cancelled the pool's futures, and get()/await() waited on that future: a blocking
+        // callback of one task left the others isCancelled() but get() timing out, await false,
+        // and the running task uninterrupted.
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        group.submit(() -> {
+            running.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            return "first";
+        });
+        Latches.pass(running);
+        TaskGroup.Task<String> second = group.submit(() -> "second");
+        TaskGroup.Task<String> third = group.submit(() -> "third");
+        CountDownLatch inCallback = new CountDownLatch(1);
+        CountDownLatch releaseCallback = new CountDownLatch(1);
+        second.toCompletableFuture().whenComplete((v, e) -> {
+            inCallback.countDown();
+            Latches.pass(releaseCallback);
+        });
+        Thread canceller = new Thread(group::cancel, "canceller");
+        canceller.start();
+        try {
+            Latches.pass(inCallback);
+            assertThat(interrupted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("running task interrupted").isTrue();
+            assertThat(third.isCancelled()).isTrue();
+            assertThat(third.await(WAIT)).isTrue();
+            assertThatThrownBy(() -> third.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(CancellationException.class);
+        } finally {
+            releaseCallback.countDown();
+            canceller.join(WAIT.toMillis());
+        }
+        assertThat(canceller.isAlive()).isFalse();
+    }
+
+    @Test
+    void aCancelledTasksCompletableFuture_isCancelled() throws Exception {
+        // Helper-118: done.copy() completed the copy of a cancelled future exceptionally (a
+        // CompletionException), so it did not read as cancelled, as the javadoc says it does.
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch release = new CountDownLatch(1);
+        group.submit(() -> {
+            Latches.pass(release);
+            return "first";
+        });
+        TaskGroup.Task<String> queued = group.submit(() -> "queued");
+        CompletableFuture<String> before = queued.toCompletableFuture();
+        assertThat(queued.cancel()).isTrue();
+        release.countDown();
+        for (CompletableFuture<String> f : List.of(before, queued.toCompletableFuture())) {
+            assertThat(f.isCancelled()).isTrue();
+            assertThatThrownBy(f::get).isInstanceOf(CancellationException.class);
+        }
+        assertThat(group.awaitAll()).containsExactly("first", null);
+    }
+
+    @Test
+    void aTaskCancelledAsAWorkerTakesIt_isCountedCancelledByThePool() throws Exception {
+        // Helper-118: a worker that took the task between the group's cancel and the cancel of
+        // the pool's future ran it as a no-op, and the pool counted it completed.
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch releaseWorker = new CountDownLatch(1);
+        pool.execute(() -> Latches.pass(releaseWorker));
+        TaskGroup.Task<String> queued = group.submit(() -> "queued");
+        CountDownLatch inCallback = new CountDownLatch(1);
+        CountDownLatch releaseCallback = new CountDownLatch(1);
+        queued.toCompletableFuture().whenComplete((v, e) -> {
+            inCallback.countDown();
+            Latches.pass(releaseCallback); // holds up Task.cancel() before it cancels the pool's future
+        });
+        Thread canceller = new Thread(() -> queued.cancel(false), "canceller");
+        canceller.start();
+        try {
+            Latches.pass(inCallback);
+            releaseWorker.countDown(); // the worker takes the queued task, whose pool future is not cancelled yet
+            await().atMost(WAIT).until(() -> pool.stats().queued() == 0 && pool.stats().running() == 0);
+        } finally {
+            releaseCallback.countDown();
+            canceller.join(WAIT.toMillis());
+        }
+        PoolStats stats = pool.stats();
+        assertThat(stats.completed()).as("%s", stats).isEqualTo(1);
+        assertThat(stats.cancelled()).as("%s", stats).isEqualTo(1);
+    }
+
+    @Test
     void aTaskThatThrowsACancellationOrCompletionException_hasFailed_andItsFuturesSaySo() throws Exception {
         // Found by a review: stored as is, a CancellationException read as a cancel through get(), and
         // a CompletionException was unwrapped, unlike error() and awaitAll().
