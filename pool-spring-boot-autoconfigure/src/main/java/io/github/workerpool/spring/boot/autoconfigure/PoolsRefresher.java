@@ -18,7 +18,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.thread.Threading;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
@@ -208,8 +210,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         this.announced.removeIf((n) -> running.containsKey(n) == configured.contains(n));
         for (String name : running.keySet()) {
             if (!configured.contains(name) && this.announced.add(name)) {
+                // Not harmless: what uses the pool by name fails once a restart has not created it.
+                List<String> users = injectedInto(name);
                 logger.warn("Pool '" + name + "' is no longer in pools.instances; it keeps running until a restart "
-                        + "removes it");
+                        + "removes it. Then " + (users.isEmpty() ? "" : "beans that inject it (" + String.join(", ", users)
+                        + ") fail startup, and ") + "@Async(\"" + name + "\") methods and lookups by its name fail "
+                        + "when called: put the entry back (pools.instances." + name + ") if anything still uses it");
             }
         }
         // By value, not by key: a key in another form (pools.defaultPool) or a placeholder's own
@@ -235,6 +241,24 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         if (keys.stream().anyMatch((key) -> isUnder(key, EVENTS))) {
             logger.warn("pools.events.* take a restart to change; the events keep their settings until then");
         }
+    }
+
+    /** The application's beans that the pool was injected into (the starter's own left out). */
+    private List<String> injectedInto(String name) {
+        if (!(this.beanFactory instanceof ConfigurableListableBeanFactory factory)) {
+            return List.of();
+        }
+        List<String> users = new ArrayList<>();
+        for (String dependent : factory.getDependentBeans(name)) {
+            Class<?> type = factory.getType(dependent, false);
+            boolean ours = type != null && (type.getName().startsWith("io.github.workerpool.")
+                    || type.getName().startsWith("org.springframework."));
+            if (!ours && (!factory.containsBeanDefinition(dependent)
+                    || factory.getMergedBeanDefinition(dependent).getRole() == BeanDefinition.ROLE_APPLICATION)) {
+                users.add(dependent);
+            }
+        }
+        return users;
     }
 
     private static final ConfigurationPropertyName WEB_SERVER = ConfigurationPropertyName.of("pools.web-server");
