@@ -382,12 +382,15 @@ public final class AdaptiveCapacity implements AutoCloseable {
     }
 
     /** A sample ended: moves the pool to the algorithm's limit, or lets go after a foreign change. */
-    private void follow(int generation, int next) {
+    private void follow(int generation) {
         int foreign;
         synchronized (this.lock) {
             if (!this.enabled || this.epoch.generation != generation) {
                 return;
             }
+            // The limit read now, under the lock: one read before it (by the sample) could be older
+            // than one another sample applied meanwhile, and would overwrite it.
+            int next = clamp(this.algorithmLimit.getLimit());
             // Whether the compare-and-set applied, not whether the capacity is now `next`: someone
             // else's tune to the very value the algorithm was about to set is still theirs.
             if (compareAndTune(next)) {
@@ -484,9 +487,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
         }
         long rtt = Math.max(1, runNanos);
         current.onSample(this.clock.getAsLong() - rtt, rtt, inflight, drop);
-        int next = clamp(current.getLimit());
-        if (next != this.limit || this.pool.capacity() != this.limit) {
-            follow(gen, next);
+        if (clamp(current.getLimit()) != this.limit || this.pool.capacity() != this.limit) {
+            follow(gen);
         }
     }
 
