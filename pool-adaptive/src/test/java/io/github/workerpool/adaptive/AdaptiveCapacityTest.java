@@ -512,6 +512,40 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void failuresAreNoSamples_unlessDropOnTakesThem() throws Exception {
+        // Helper-113: every failure was a sample; the fast ones of an outage (connection refused)
+        // set gradient2's average and vegas' unloaded run time so low that the recovered backend's
+        // normal run time read as overload for 5-60 s. The clock is read once per sample fed.
+        AtomicInteger samples = new AtomicInteger();
+        WorkerPool pool = pool(2);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.VEGAS)
+                .dropOn((e) -> e instanceof java.util.concurrent.TimeoutException)
+                .clock(() -> {
+                    samples.incrementAndGet();
+                    return System.nanoTime();
+                }).attach(pool);
+        List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            futures.add(pool.submit(() -> {
+                sleep(1); // well over the 100 us a sample needs
+                throw new java.net.ConnectException("connection refused");
+            }));
+        }
+        for (java.util.concurrent.Future<?> f : futures) {
+            assertThatThrownBy(f::get).hasCauseInstanceOf(java.net.ConnectException.class);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 0);
+        assertThat(samples).as("a failure drop-on does not take").hasValue(0);
+        assertThatThrownBy(pool.submit(() -> {
+            sleep(1);
+            throw new java.util.concurrent.TimeoutException("the backend is slow");
+        })::get).hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 1);
+        pool.submit(() -> sleep(1)).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 2);
+    }
+
+    @Test
     void ignoredTasks_areNoSamples_soSlowOnesDoNotDriveItDown() {
         // Found by a review: the web server pool's 503s ran as its tasks, each a fast sample that
         // read as the pool keeping up. Slow tasks (3 ms against a run timeout of 1 ms) drive AIMD
