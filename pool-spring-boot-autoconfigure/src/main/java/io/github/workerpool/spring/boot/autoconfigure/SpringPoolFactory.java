@@ -217,9 +217,15 @@ final class SpringPoolFactory
         if (virtualByDefault) {
             builder.virtualThreads(true);
         }
+        boolean webServers = isWebServerPool(name);
         builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
-            .taskDecorator(new PoolTaskDecorator(name, isWebServerPool(name) ? (task) -> task : taskDecorator()));
+            .taskDecorator(new PoolTaskDecorator(name, webServers ? (task) -> task : taskDecorator()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
+        if (webServers) {
+            // Set again after the customizers: the connector's tasks are decorated on its poller
+            // thread, inside execute(), where a decorator that throws closes the connection.
+            builder.taskDecorator(new PoolTaskDecorator(name, (task) -> task));
+        }
         WorkerPool built = build(builder, virtualByDefault);
         if (AdaptiveSupport.isPresent(this.classLoader)) {
             checkCustomizedForAdaptive(name, built, settings.adaptive());

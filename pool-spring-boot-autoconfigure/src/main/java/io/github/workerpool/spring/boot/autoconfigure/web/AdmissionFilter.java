@@ -248,8 +248,9 @@ final class AdmissionFilter implements Filter {
      */
     private String raise(int capacity) {
         if (this.pool.sizedAdaptively()) {
-            return "Raise " + this.pool.option("adaptive.max-capacity") + " (adaptive sizing sets the capacity; a tune"
-                    + " of the capacity switches it off)";
+            // Read from startup's settings: the endpoint may have switched it off since, so both.
+            return "Raise " + this.pool.option("adaptive.max-capacity") + " while adaptive sizing sets the capacity (a"
+                    + " tune of the capacity switches it off), or " + this.pool.option("capacity") + " once it is off";
         }
         return "Raise " + this.pool.option("capacity") + tuneHint(capacity);
     }

@@ -6,6 +6,8 @@ import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.UpgradeProtocol;
 import org.apache.coyote.http2.Http2Protocol;
 
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.core.Ordered;
@@ -47,6 +49,7 @@ final class TomcatWebServerPoolCustomizer
             long total = 0;
             int http2Streams = 0;
             for (Connector connector : connectors) {
+                refuseNio2(connector);
                 connector.getProtocolHandler().setExecutor(this.pool.executor());
                 long max = (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)
                         ? protocol.getMaxConnections() : -1;
@@ -68,6 +71,21 @@ final class TomcatWebServerPoolCustomizer
             // Each connection may have a task waiting in the queue: the rule counts them all.
             this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1, http2Streams);
         });
+    }
+
+    /**
+     * Tomcat's NIO2 connector needs an executor of its own (its log says so): at max-connections
+     * its acceptor parks a thread of the executor, uncounted, until a connection closes.
+     */
+    private void refuseNio2(Connector connector) {
+        String protocol = connector.getProtocolHandler().getClass().getName();
+        if (protocol.contains("Nio2")) {
+            throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, this.pool.name(),
+                    "Tomcat's connector on port " + connector.getPort() + " uses " + protocol + ", whose acceptor blocks "
+                            + "a thread of its executor at max-connections; the NIO2 connector needs an executor of its own",
+                    "Use the NIO connector (Tomcat's default, org.apache.coyote.http11.Http11NioProtocol), or remove "
+                            + WebServerPool.POOL_PROPERTY + ".");
+        }
     }
 
     @Override

@@ -83,10 +83,12 @@ public final class WebServerPoolAutoConfiguration {
                 server.defaultMaxConnections());
         WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(), server,
                 maxConnections, adaptiveMinimum(pools, properties.getPool()));
+        int admitted = pool.admissionLimit();
         logger.info(server.displayName() + "'s request threads run on pool '" + pool.name() + "' ("
-                + server.threadsProperties() + " no longer apply); it admits " + pool.admissionLimit()
-                + " requests at once (its capacity minus " + pool.reservedThreads() + " "
-                + WebServerPool.RESERVED_PROPERTY + "), the others get a 503");
+                + server.threadsProperties() + " no longer apply); "
+                + ((admitted == Integer.MAX_VALUE) ? "its capacity is unbounded, so it admits every request (none gets "
+                        + "a 503)" : "it admits " + admitted + " requests at once (its capacity minus "
+                                + pool.reservedThreads() + " " + WebServerPool.RESERVED_PROPERTY + "), the others get a 503"));
         warnIfDefaultPool(beanFactory, pools.getDefaultPool(), pool);
         return pool;
     }

@@ -354,8 +354,9 @@ class AdmissionFilterTests {
         // helper-113: the message said to raise the capacity or tune it, which under adaptive
         // sizing only sets where switching it off returns, or switches it off.
         overloadTheFilter(2, new WebServerPool.AdaptiveMinimum(3, "pools.instances.http.adaptive.min-capacity"));
-        assertThat(output).contains("Raise pools.instances.http.adaptive.max-capacity (adaptive sizing sets the "
-                + "capacity; a tune of the capacity switches it off).")
+        // (Read from startup's settings: switched off since, it is the capacity to raise, so both.)
+        assertThat(output).contains("Raise pools.instances.http.adaptive.max-capacity while adaptive sizing sets the "
+                + "capacity (a tune of the capacity switches it off), or pools.instances.http.capacity once it is off.")
             .doesNotContain("tune it live: POST");
     }
 

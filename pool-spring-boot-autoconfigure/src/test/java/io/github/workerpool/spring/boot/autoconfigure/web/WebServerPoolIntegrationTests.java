@@ -96,6 +96,42 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         assertThat(response.body()).matches("web-pool-\\d+");
     }
 
+    @Test
+    void aCustomizersTaskDecorator_doesNotWrapTheConnectorsTasksEither() throws Exception {
+        // Helper-119: a WorkerPoolBuilderCustomizer ran after the starter made the web server's
+        // pool undecorated, and its decorator (one that reads the request) broke every connection.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties(PROPERTIES)
+            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
+                .registerSingleton("requestBoundCustomizer",
+                        (io.github.workerpool.spring.boot.autoconfigure.WorkerPoolBuilderCustomizer) (name,
+                                builder) -> builder.taskDecorator((task) -> {
+                                    org.springframework.web.context.request.RequestContextHolder
+                                        .currentRequestAttributes();
+                                    return task;
+                                })))
+            .run();
+        HttpResponse<String> response = get("/fast").join();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).matches("http-\\d+");
+    }
+
+    @Test
+    void tomcatsNio2Connector_stopsStartup(CapturedOutput output) {
+        // Helper-119: at max-connections NIO2's acceptor parks a thread of its executor, uncounted,
+        // and Tomcat itself says the NIO2 connector needs an executor of its own.
+        assertThatException().isThrownBy(() -> this.context = new SpringApplicationBuilder(
+                WebServerPoolTestApplication.class)
+            .properties(PROPERTIES)
+            .initializers((ConfigurableApplicationContext app) -> app.getBeanFactory()
+                .registerSingleton("nio2", (WebServerFactoryCustomizer<TomcatServletWebServerFactory>) (
+                        factory) -> factory.setProtocol("org.apache.coyote.http11.Http11Nio2Protocol")))
+            .run());
+        assertThat(output).contains("Invalid value 'http' for property 'pools.web-server.pool': Tomcat's connector on "
+                + "port 0 uses org.apache.coyote.http11.Http11Nio2Protocol")
+            .contains("Use the NIO connector");
+    }
+
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
     static class RequestBoundDecorator {
 

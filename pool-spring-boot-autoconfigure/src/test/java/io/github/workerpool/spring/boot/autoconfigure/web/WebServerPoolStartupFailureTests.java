@@ -78,13 +78,16 @@ class WebServerPoolStartupFailureTests {
     }
 
     @Test
-    void anUnboundedPool_needsNoQueue() {
+    void anUnboundedPool_needsNoQueue(CapturedOutput output) {
         // Found by a review: a hand-off pool of capacity -1 was refused for a queue it never uses.
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
             .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
                     "pools.instances.http.capacity=-1", "pools.web-server.pool=http")
             .run()) {
             assertThat(context.getBean("http", Pool.class).config().queueCapacity()).isZero();
+            // Helper-119: the log said it admits 2147483647 requests, "the others get a 503".
+            assertThat(output).contains("its capacity is unbounded, so it admits every request (none gets a 503)")
+                .doesNotContain("2147483647 requests");
         }
     }
 
