@@ -195,14 +195,21 @@ final class AdmissionFilter implements Filter {
         // HTTP/2 forbids the header (a client takes the response as malformed), and its other
         // streams are not this request's to close.
         String protocol = request.getProtocol();
-        if (protocol == null || protocol.startsWith("HTTP/1")) {
+        boolean http1 = protocol == null || protocol.startsWith("HTTP/1");
+        if (http1) {
             response.setHeader("Connection", "close");
+            response.setContentType("text/plain;charset=UTF-8");
+            byte[] body = ("The server is at its limit of " + limit + " requests at once; retry after " + this.retryAfter
+                    + " s.\n").getBytes(StandardCharsets.UTF_8);
+            response.setContentLength(body.length);
+            response.getOutputStream().write(body);
         }
-        response.setContentType("text/plain;charset=UTF-8");
-        byte[] body = ("The server is at its limit of " + limit + " requests at once; retry after " + this.retryAfter
-                + " s.\n").getBytes(StandardCharsets.UTF_8);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
+        else {
+            // No body on HTTP/2: a body is flow-controlled, and a client that opens no window kept
+            // the reserved thread writing it until the server's write timeout (20 s on Tomcat), so
+            // a few such clients took the whole reserve. Headers alone (END_STREAM) are not.
+            response.setContentLength(0);
+        }
         this.refused.increment();
         this.refusedSinceLog.increment();
         this.refusedUnlogged = true;

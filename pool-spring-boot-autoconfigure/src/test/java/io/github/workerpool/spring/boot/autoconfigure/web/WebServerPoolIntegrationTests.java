@@ -235,6 +235,69 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void http2ClientsThatOpenNoFlowControlWindow_doNotHoldTheReservedThreads() throws Exception {
+        // Helper-119: the 503's body is flow-controlled on HTTP/2; a client that opens no window
+        // (SETTINGS_INITIAL_WINDOW_SIZE 0) kept the reserved thread writing it for Tomcat's
+        // streamWriteTimeout (20 s), and two such clients took the whole reserve: nobody got a 503.
+        start("server.http2.enabled=true", "pools.instances.http.queue-capacity=" + 16 * 21);
+        List<CompletableFuture<HttpResponse<String>>> held = burst(4);
+        awaitSettled(held, 4, 4); // the application is full
+        List<Socket> stalled = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Socket socket = new Socket("127.0.0.1", uri("/").getPort());
+                stalled.add(socket);
+                OutputStream out = socket.getOutputStream();
+                // An h2c upgrade whose HTTP2-Settings (base64 of 00 04 00 00 00 00) set the initial window to 0.
+                out.write(("GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                        + "Upgrade: h2c\r\nHTTP2-Settings: AAQAAAAA\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[] { 0, 0, 0, 4, 0, 0, 0, 0, 0 }); // SETTINGS, empty
+                out.write(new byte[] { 0, 0, 0, 4, 1, 0, 0, 0, 0 }); // SETTINGS ACK of the server's
+                // HEADERS on stream 3, END_STREAM | END_HEADERS: GET http://127.0.0.1/fast (HPACK).
+                out.write(new byte[] { 0, 0, 20, 1, 5, 0, 0, 0, 3, (byte) 0x82, (byte) 0x86, 4, 5 });
+                out.write("/fast".getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[] { 1, 9 });
+                out.write("127.0.0.1".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+            for (Socket socket : stalled) {
+                awaitHeadersOfStream3(socket); // its 503 is being answered: the body is what waits
+            }
+            HttpResponse<String> refused = get("/fast").get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(refused.statusCode()).isEqualTo(503);
+        }
+        finally {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
+        }
+        this.gate.open.countDown();
+        assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+    }
+
+    /** Reads an h2c connection (the 101, then frames) until the HEADERS frame of stream 3. */
+    private static void awaitHeadersOfStream3(Socket socket) throws java.io.IOException {
+        socket.setSoTimeout(10_000);
+        java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+        int crlfs = 0;
+        while (crlfs < 4) { // the 101's head ends with CR LF CR LF
+            int b = in.read();
+            crlfs = (b == '\r' || b == '\n') ? crlfs + 1 : 0;
+        }
+        while (true) {
+            int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+            int type = in.readUnsignedByte();
+            in.readUnsignedByte(); // flags
+            int stream = in.readInt() & 0x7FFFFFFF;
+            in.skipNBytes(length);
+            if (type == 1 && stream == 3) {
+                return;
+            }
+        }
+    }
+
+    @Test
     void withHttp2_theQueueHoldsATaskForEachStreamAConnectionRuns(CapturedOutput output) {
         // Review helper-91: an HTTP/2 connection queues a task for each stream it runs at once (20
         // by default), from a pool thread that reads it: a queue of one task a connection filled,
