@@ -391,12 +391,16 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
         return sum;
     }
 
-    /** Sum of the sub-pools' {@code free()}; -1 if any is unbounded. */
+    /**
+     * Sum of the sub-pools' {@code free()}; -1 if any is unbounded. A sub-pool out of the rotation
+     * has none (as {@link #capacity()} counts it).
+     */
     @Override
     public int free() {
+        boolean anyOpen = anyOpen();
         int sum = 0;
         for (WorkerPool p : pools) {
-            sum = plus(sum, p.free());
+            sum = plus(sum, outOfRotation(p, anyOpen) ? 0 : p.free());
         }
         return sum;
     }
@@ -630,8 +634,7 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
     @Override
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
-        shutdown();
-        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+        return WorkerPool.releaseAndAwait(PoolConfig.saturatedNanos(timeout), pools);
     }
 
     /** Reopens every shut-down sub-pool (ants {@code Reboot}). */

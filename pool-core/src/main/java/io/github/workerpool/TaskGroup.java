@@ -563,16 +563,7 @@ public final class TaskGroup<R> {
         } finally {
             lock.unlock();
         }
-        switch (state) {
-            case SUCCEEDED -> t.done.complete(value);
-            // A CancellationException or CompletionException the task threw would otherwise read
-            // as a cancel, or be unwrapped, by the CompletableFuture: wrapped, get() and join()
-            // report it as the task's failure, as for any other exception.
-            case FAILED -> t.done.completeExceptionally(
-                    (error instanceof CancellationException || error instanceof CompletionException)
-                            ? new CompletionException(describe(error), error) : error);
-            default -> t.done.cancel(false);
-        }
+        t.completeFromState(t.done);
         if (failFastNow) {
             stop(false);
         }
@@ -893,18 +884,30 @@ public final class TaskGroup<R> {
          * isStopped()).
          */
         public CompletableFuture<R> toCompletableFuture() {
-            // Not done.copy(): a copy completes a cancelled future's copy exceptionally, not cancelled.
-            CompletableFuture<R> copy = new CompletableFuture<>();
-            done.whenComplete((v, e) -> {
-                if (e == null) {
-                    copy.complete(v);
-                } else if (state == CANCELLED) {
-                    copy.cancel(false);
-                } else {
-                    copy.completeExceptionally(e);
-                }
-            });
-            return copy;
+            // From the state, not done.copy(): the copy of a cancelled future is not cancelled, and
+            // `done` completes just after the state changes (outside the lock), so a task that
+            // isDone() read as incomplete for a moment.
+            CompletableFuture<R> f = new CompletableFuture<>();
+            if (state != PENDING) {
+                completeFromState(f);
+            } else {
+                done.whenComplete((v, e) -> completeFromState(f));
+            }
+            return f;
+        }
+
+        /** Completes {@code f} as the task ended (its state is set). */
+        private void completeFromState(CompletableFuture<R> f) {
+            switch (state) {
+                case SUCCEEDED -> f.complete(value);
+                // A CancellationException or CompletionException the task threw would otherwise read
+                // as a cancel, or be unwrapped, by the CompletableFuture: wrapped, get() and join()
+                // report it as the task's failure, as for any other exception.
+                case FAILED -> f.completeExceptionally(
+                        (error instanceof CancellationException || error instanceof CompletionException)
+                                ? new CompletionException(describe(error), error) : error);
+                default -> f.cancel(false);
+            }
         }
 
         @Override

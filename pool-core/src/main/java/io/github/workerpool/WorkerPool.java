@@ -1657,13 +1657,45 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
     /**
      * ants' {@code ReleaseTimeout}: shuts down and waits for every worker to exit.
      * @param timeout longest to wait
-     * @return true if the pool terminated in time
+     * @return true if what it shut down terminated in time (a reboot by another thread meanwhile
+     *         starts a pool it does not wait for)
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean releaseTimeout(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
-        shutdown();
-        return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+        return releaseAndAwait(PoolConfig.saturatedNanos(timeout), this);
+    }
+
+    /**
+     * releaseTimeout() of these pools (this pool, or a MultiPool's): shuts each down and waits at
+     * most {@code nanos} in all for the generation it shut down to terminate. awaitTermination()
+     * after shutdown() read the generation again: a reboot by another thread in between made it
+     * wait for the new, running one, and answer false after the whole timeout.
+     */
+    static boolean releaseAndAwait(long nanos, WorkerPool... pools) throws InterruptedException {
+        int[] generations = new int[pools.length];
+        for (int i = 0; i < pools.length; i++) {
+            generations[i] = pools[i].shutdownAndGeneration();
+        }
+        long deadline = System.nanoTime() + nanos;
+        boolean all = true;
+        for (int i = 0; i < pools.length; i++) {
+            all &= pools[i].awaitEndOf(generations[i], deadline - System.nanoTime());
+        }
+        return all;
+    }
+
+    /** Whether generation {@code gen} terminates within {@code nanos}; false too if a reboot began another first. */
+    private boolean awaitEndOf(int gen, long nanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (terminatedGeneration < gen && generation == gen && nanos > 0L) {
+                nanos = termination.awaitNanos(nanos); // reboot() signals it too
+            }
+            return terminatedGeneration >= gen;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

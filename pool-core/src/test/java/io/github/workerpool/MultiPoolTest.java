@@ -599,6 +599,7 @@ class MultiPoolTest {
         pools.pool(0).shutdown();
         assertThat(pools.capacity()).isEqualTo(2 + 1);
         assertThat(pools.queueCapacity()).isEqualTo(3 + 0);
+        assertThat(pools.free()).as("helper-120: the closed sub-pool's free slot counted").isEqualTo(2);
         for (int i = 0; i < 2; i++) {
             pools.execute(blocker());
         }
@@ -606,9 +607,38 @@ class MultiPoolTest {
         PoolStats stats = pools.stats();
         assertThat(stats.capacity()).isEqualTo(3);
         assertThat(stats.running()).as("full").isEqualTo(stats.capacity());
+        assertThat(pools.free()).isZero();
         pools.release();
         assertThat(pools.capacity()).as("the multi-pool shut down: its sub-pools' capacities, as before").isEqualTo(4);
         release.countDown();
+    }
+
+    @Test
+    void releaseTimeout_waitsForWhatItShutDown_notForAPoolRebootedMeanwhile() throws Exception {
+        // Helper-120: releaseTimeout() was shutdown() then awaitTermination(), which read the
+        // generation again: a reboot by another thread in between made it wait for the running
+        // one, all the timeout long, and answer false though what it shut down had ended.
+        // The pools have no workers: each terminates as it is shut down (untracked: 40 of them).
+        for (int i = 0; i < 20; i++) {
+            WorkerPool single = builder(2).build();
+            MultiPool multi = MultiPool.of(2, builder(2), LoadBalancing.ROUND_ROBIN);
+            for (Pool pool : List.<Pool>of(single, multi)) {
+                Thread rebooter = new Thread(() -> {
+                    while (!pool.isClosed()) {
+                        Thread.onSpinWait();
+                    }
+                    pool.reboot();
+                });
+                rebooter.start();
+                try {
+                    assertThat(pool.releaseTimeout(Duration.ofSeconds(2))).as("round %d, %s", i, pool).isTrue();
+                }
+                finally {
+                    rebooter.join();
+                    pool.release();
+                }
+            }
+        }
     }
 
     @Test
