@@ -648,6 +648,23 @@ class MultiPoolTest {
                 .isTrue();
         WorkerPool single = invariants.track(builder(1).build());
         assertThat(single.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+        // With a task still running: it waits for it, however long the timeout.
+        WorkerPool busy = invariants.track(builder(1).build());
+        CountDownLatch go = new CountDownLatch(1);
+        busy.execute(() -> Latches.pass(go));
+        Thread caller = Thread.currentThread();
+        Thread opener = new Thread(() -> {
+            await().atMost(WAIT).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+            go.countDown();
+        });
+        opener.start();
+        try {
+            assertThat(busy.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+        }
+        finally {
+            go.countDown();
+            opener.join();
+        }
     }
 
     @Test

@@ -35,6 +35,12 @@ class TaskGroupTest {
         return invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(capacity).build());
     }
 
+    /** One worker and room for 10 queued tasks: the second task waits in the queue. */
+    private WorkerPool oneWorkerAndAQueue() {
+        return invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .queueCapacity(10).build());
+    }
+
     @Test
     void aFailureWhoseMessageCannotBeRead_stillComesAsExecutionException() throws Exception {
         // Found by a review: building the message called the error's getMessage(), whose exception
@@ -284,8 +290,7 @@ class TaskGroupTest {
 
     @Test
     void cancel_cancelsEveryUnfinishedTask_queuedOnesNeverRun_andThePoolCountsThemCancelled() throws Exception {
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .queueCapacity(10).build());
+        WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<Integer> group = invariants.track(TaskGroup.of(pool));
         CountDownLatch running = new CountDownLatch(1);
         AtomicInteger ran = new AtomicInteger();
@@ -427,8 +432,7 @@ class TaskGroupTest {
 
     @Test
     void aTaskThePoolStoppedBeforeItStarted_failsWithRejection_soAwaitAllEnds() throws Exception {
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .queueCapacity(10).build());
+        WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<Integer> group = TaskGroup.of(pool);
         CountDownLatch running = new CountDownLatch(1);
         AtomicInteger secondRan = new AtomicInteger();
@@ -667,8 +671,7 @@ class TaskGroupTest {
         // it cancelled the pool's futures, and get()/await() waited on that future: a blocking
         // callback of one task left the others isCancelled() but get() timing out, await false,
         // and the running task uninterrupted.
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .queueCapacity(10).build());
+        WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
@@ -707,11 +710,35 @@ class TaskGroupTest {
     }
 
     @Test
+    void getWithTheLongestTimeout_waitsForTheTask() throws Exception {
+        // The longest timeout waits as long as the task runs (a deadline computed as now + the
+        // timeout wraps, and only differences of such values are meaningful).
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool(1)));
+        CountDownLatch go = new CountDownLatch(1);
+        TaskGroup.Task<String> t = group.submit(() -> {
+            Latches.pass(go);
+            return "done";
+        });
+        Thread caller = Thread.currentThread();
+        Thread opener = new Thread(() -> {
+            await().atMost(WAIT).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+            go.countDown();
+        });
+        opener.start();
+        try {
+            assertThat(t.get(Long.MAX_VALUE, TimeUnit.DAYS)).isEqualTo("done");
+        }
+        finally {
+            go.countDown();
+            opener.join();
+        }
+    }
+
+    @Test
     void aCancelledTasksCompletableFuture_isCancelled() throws Exception {
         // Helper-118: done.copy() completed the copy of a cancelled future exceptionally (a
         // CompletionException), so it did not read as cancelled, as the javadoc says it does.
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .queueCapacity(10).build());
+        WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
         CountDownLatch release = new CountDownLatch(1);
         group.submit(() -> {
@@ -733,8 +760,7 @@ class TaskGroupTest {
     void aTaskCancelledAsAWorkerTakesIt_isCountedCancelledByThePool() throws Exception {
         // Helper-118: a worker that took the task between the group's cancel and the cancel of
         // the pool's future ran it as a no-op, and the pool counted it completed.
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .queueCapacity(10).build());
+        WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
         CountDownLatch releaseWorker = new CountDownLatch(1);
         pool.execute(() -> Latches.pass(releaseWorker));
