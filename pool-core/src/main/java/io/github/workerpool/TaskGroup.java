@@ -686,12 +686,16 @@ public final class TaskGroup<R> {
 
         /**
          * A task that ended before a worker got to it (cancelled between the group's state change
-         * and the cancel of the pool's future): the worker counts it as cancelled, not completed.
+         * and the cancel of the pool's future): the worker counts it as cancelled, not completed
+         * (if submit() has handed over the pool's future by then).
          */
         private R notRun() {
-            Worker worker = Worker.CURRENT.get();
-            if (worker != null && state == CANCELLED) {
-                worker.futureCancelled = true;
+            Future<?> f = poolFuture;
+            if (state == CANCELLED && f instanceof WorkerPool.PoolFuture) {
+                // This run is that future's (it wraps runOnWorker): cancelled now, PoolFuture.run
+                // tells the worker running it. Not Worker.CURRENT directly: a task run inline in
+                // another pool's task (CallerRunsPolicy) would mark that one.
+                f.cancel(false);
             }
             return null;
         }

@@ -1673,6 +1673,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
      * wait for the new, running one, and answer false after the whole timeout.
      */
     static boolean releaseAndAwait(long nanos, WorkerPool... pools) throws InterruptedException {
+        nanos = Math.max(0L, nanos); // now + a wait of minus ages overflows into one of ages
         int[] generations = new int[pools.length];
         for (int i = 0; i < pools.length; i++) {
             generations[i] = pools[i].shutdownAndGeneration();

@@ -648,7 +648,19 @@ class MultiPoolTest {
                 .isTrue();
         WorkerPool single = invariants.track(builder(1).build());
         assertThat(single.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
-        // With a task still running: it waits for it, however long the timeout.
+        // With a task still running: a timeout of minus ages ends at once, one of ages waits for it.
+        WorkerPool stuck = invariants.track(builder(1).build());
+        MultiPool stuckMulti = invariants.track(MultiPool.of(2, builder(1), LoadBalancing.ROUND_ROBIN));
+        CountDownLatch unstick = new CountDownLatch(1);
+        stuck.execute(() -> Latches.pass(unstick));
+        stuckMulti.execute(() -> Latches.pass(unstick));
+        try {
+            assertThat(stuck.releaseTimeout(Duration.ofSeconds(Long.MIN_VALUE))).isFalse();
+            assertThat(stuckMulti.releaseTimeout(Duration.ofSeconds(Long.MIN_VALUE))).isFalse();
+        }
+        finally {
+            unstick.countDown();
+        }
         WorkerPool busy = invariants.track(builder(1).build());
         CountDownLatch go = new CountDownLatch(1);
         busy.execute(() -> Latches.pass(go));

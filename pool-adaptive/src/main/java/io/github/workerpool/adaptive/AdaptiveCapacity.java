@@ -32,7 +32,8 @@ import io.github.workerpool.PoolListener;
  * <p>It watches the pool through a {@link PoolListener}: a task's run time is a sample, the tasks
  * it counts in flight are the load, and a task that failed with an error {@link Builder#dropOn}
  * accepts (a timeout from the backend, say) is a drop, which makes AIMD and Vegas back off; any
- * other failure is no sample (as concurrency-limits' {@code onIgnore}). AIMD
+ * other failure is no sample (as concurrency-limits' {@code onIgnore}) unless it ran past the
+ * pool's {@code runTimeout}. AIMD
  * also counts a window whose average run time exceeds the pool's {@code runTimeout} as a drop
  * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It
  * changes the capacity with {@link Pool#reconfigure}, so waiting callers and running tasks see an
@@ -581,13 +582,22 @@ public final class AdaptiveCapacity implements AutoCloseable {
             }
             Epoch e = countOut(s);
             boolean drop = failure != null && dropOn.test(failure);
-            // Another failure is no sample (concurrency-limits' onIgnore): its time says nothing
-            // of the backend's capacity, and the fast ones of an outage (connection refused) set
-            // gradient2's average and vegas' unloaded run time so low that, recovered, the backend's
-            // normal run time read as overload for seconds to a minute.
-            if (e != null && (failure == null || drop)) {
+            if (e != null && (failure == null || drop || slow(runNanos))) {
                 sample(e.generation, s.inflight, runNanos, drop);
             }
+        }
+
+        /**
+         * Whether a failure that is no drop is a sample still: one that ran past the pool's
+         * runTimeout (a backend timing out is the overload AIMD watches for). A faster one is not
+         * (concurrency-limits' onIgnore): its time says nothing of the backend's capacity, and the
+         * fast failures of an outage (connection refused) set gradient2's average and vegas'
+         * unloaded run time so low that, recovered, the backend's normal run time read as overload
+         * for seconds to a minute.
+         */
+        private boolean slow(long runNanos) {
+            Duration runTimeout = pool.config().runTimeout();
+            return runTimeout != null && runNanos >= runTimeout.toNanos();
         }
 
         @Override

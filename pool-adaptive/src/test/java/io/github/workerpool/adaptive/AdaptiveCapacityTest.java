@@ -543,6 +543,15 @@ class AdaptiveCapacityTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 1);
         pool.submit(() -> sleep(1)).get();
         await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 2);
+        // A failure past the run timeout is a sample still: a backend timing out is what AIMD
+        // backs off on, whatever exception the client throws for it.
+        pool.reconfigure((c) -> c.withRunTimeout(Duration.ofMillis(2)));
+        assertThatThrownBy(pool.submit(() -> {
+            sleep(5);
+            throw new java.net.SocketTimeoutException("read timed out");
+        })::get).hasCauseInstanceOf(java.net.SocketTimeoutException.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 3);
+        assertThat(samples).as("only that one").hasValue(3);
     }
 
     @Test

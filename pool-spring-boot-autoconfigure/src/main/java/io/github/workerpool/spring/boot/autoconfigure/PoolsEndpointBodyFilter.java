@@ -103,13 +103,22 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         // before this one read (a form that HiddenHttpMethodFilter or the CSRF filter parsed for a
         // parameter) goes on as it came: its fields are in the parameter map, which actuator binds,
         // and as JSON they went through unchecked; as a form, actuator refuses it (415).
-        boolean sentWithout = body.length == 0 && !declaresBody(request);
+        boolean sentWithout = body.length == 0 && !declaresBody(request) && !isForm(request.getContentType());
         chain.doFilter(sentWithout ? new CachedBody(request, TuneBody.EMPTY_OBJECT, true) : new CachedBody(request, body, false),
                 response);
     }
 
     private static boolean declaresBody(HttpServletRequest request) {
         return request.getContentLengthLong() > 0 || request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
+    }
+
+    /** A form, whose fields the container parses into parameters (HTTP/2 may send it without a length). */
+    private static boolean isForm(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String type = contentType.toLowerCase(java.util.Locale.ROOT);
+        return type.startsWith(MediaType.APPLICATION_FORM_URLENCODED_VALUE) || type.startsWith("multipart/");
     }
 
     /**

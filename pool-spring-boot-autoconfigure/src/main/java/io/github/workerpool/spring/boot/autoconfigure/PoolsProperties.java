@@ -302,7 +302,7 @@ public class PoolsProperties {
          * Failures that mean the backend is overloaded, by exception class name (such as
          * java.util.concurrent.TimeoutException): a task that fails with one of them, or with an
          * exception caused by one (subclasses match too), makes aimd and vegas back off (other
-         * failures are no samples); with
+         * failures faster than run-timeout are no samples); with
          * gradient2, which ignores failures, startup refuses it. An empty value clears what
          * pools.defaults sets. Default none.
          */

@@ -250,7 +250,13 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         List<String> users = new ArrayList<>();
         for (String dependent : factory.getDependentBeans(name)) {
-            Class<?> type = factory.getType(dependent, false);
+            Class<?> type;
+            try {
+                type = factory.getType(dependent, false);
+            }
+            catch (RuntimeException ex) { // an inner bean that has no definition of its own: unknown
+                type = null;
+            }
             boolean ours = type != null && (type.getName().startsWith("io.github.workerpool.")
                     || type.getName().startsWith("org.springframework."));
             if (!ours && (!factory.containsBeanDefinition(dependent)

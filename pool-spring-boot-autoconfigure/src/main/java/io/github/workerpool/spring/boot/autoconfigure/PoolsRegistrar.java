@@ -171,6 +171,11 @@ class PoolsRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware,
                             + "bean initialization on the pool, and a full pool would refuse it",
                     "Give the pool another name.");
         }
+        if (name.equals(".") || name.equals("..")) {
+            throw new PoolConfigurationException(PoolSettings.instance(name), name,
+                    "a path removes '" + name + "' as a segment, so /actuator/pools/<name> could not reach the pool",
+                    "Give the pool a name with letters, digits, '-', '_' or '.' (not '.' or '..' alone).");
+        }
         for (char c : UNADDRESSABLE.toCharArray()) {
             if (name.indexOf(c) >= 0) {
                 throw new PoolConfigurationException(PoolSettings.instance(name), name,

@@ -87,7 +87,7 @@ public final class WebServerPoolAutoConfiguration {
         logger.info(server.displayName() + "'s request threads run on pool '" + pool.name() + "' ("
                 + server.threadsProperties() + " no longer apply); "
                 + ((admitted == Integer.MAX_VALUE) ? "its capacity is unbounded, so it admits every request (none gets "
-                        + "a 503)" : "it admits " + admitted + " requests at once (its capacity minus "
+                        + "a 503 while it stays unbounded)" : "it admits " + admitted + " requests at once (its capacity minus "
                                 + pool.reservedThreads() + " " + WebServerPool.RESERVED_PROPERTY + "), the others get a 503"));
         warnIfDefaultPool(beanFactory, pools.getDefaultPool(), pool);
         return pool;
