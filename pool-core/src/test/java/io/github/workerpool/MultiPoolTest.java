@@ -664,12 +664,7 @@ class MultiPoolTest {
         WorkerPool busy = invariants.track(builder(1).build());
         CountDownLatch go = new CountDownLatch(1);
         busy.execute(() -> Latches.pass(go));
-        Thread caller = Thread.currentThread();
-        Thread opener = new Thread(() -> {
-            await().atMost(WAIT).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
-            go.countDown();
-        });
-        opener.start();
+        Thread opener = Latches.releaseOnceWaiting(Thread.currentThread(), go);
         try {
             assertThat(busy.releaseTimeout(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
         }

@@ -719,12 +719,7 @@ class TaskGroupTest {
             Latches.pass(go);
             return "done";
         });
-        Thread caller = Thread.currentThread();
-        Thread opener = new Thread(() -> {
-            await().atMost(WAIT).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
-            go.countDown();
-        });
-        opener.start();
+        Thread opener = Latches.releaseOnceWaiting(Thread.currentThread(), go);
         try {
             assertThat(t.get(Long.MAX_VALUE, TimeUnit.DAYS)).isEqualTo("done");
         }
