@@ -1674,10 +1674,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
      */
     static boolean releaseAndAwait(long nanos, WorkerPool... pools) throws InterruptedException {
         nanos = Math.max(0L, nanos); // now + a wait of minus ages overflows into one of ages
-        int[] generations = new int[pools.length];
-        for (int i = 0; i < pools.length; i++) {
-            generations[i] = pools[i].shutdownAndGeneration();
-        }
+        int[] generations = shutdownAll(pools);
         long deadline = System.nanoTime() + nanos;
         boolean all = true;
         for (int i = 0; i < pools.length; i++) {
@@ -1686,7 +1683,10 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
         return all;
     }
 
-    /** Whether generation {@code gen} terminates within {@code nanos}; false too if a reboot began another first. */
+    /**
+     * Waits until generation {@code gen} has terminated, a reboot has started a newer one, or
+     * {@code nanos} have passed; returns whether it terminated.
+     */
     private boolean awaitEndOf(int gen, long nanos) throws InterruptedException {
         lock.lock();
         try {
@@ -1766,14 +1766,11 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
         // that one to end. A reboot by another thread starts a new generation, which this close
         // leaves running, and does not stop on an interrupt (its awaitTermination would wait for
         // that one, for as long as it runs; found by reviews).
-        int[] generations = new int[pools.length];
-        for (int i = 0; i < pools.length; i++) {
-            generations[i] = pools[i].shutdownAndGeneration();
-        }
+        int[] generations = shutdownAll(pools);
         boolean interrupted = false;
         for (int i = 0; i < pools.length; ) {
             try {
-                pools[i].awaitEndOf(generations[i]);
+                pools[i].awaitEndOf(generations[i], Long.MAX_VALUE); // until it ends, or a reboot
                 i++;
             } catch (InterruptedException e) {
                 if (!interrupted) {
@@ -1789,17 +1786,15 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
         }
     }
 
-    /** Waits until generation {@code gen} has terminated, or a reboot has started a newer one. */
-    final void awaitEndOf(int gen) throws InterruptedException {
-        lock.lock();
-        try {
-            while (terminatedGeneration < gen && generation == gen) {
-                termination.await(); // reboot() signals it too
-            }
-        } finally {
-            lock.unlock();
+    /** Shuts each pool down; returns the generation each shut down, read under the same lock. */
+    private static int[] shutdownAll(WorkerPool... pools) {
+        int[] generations = new int[pools.length];
+        for (int i = 0; i < pools.length; i++) {
+            generations[i] = pools[i].shutdownAndGeneration();
         }
+        return generations;
     }
+
 
     @Override
     public boolean isShutdown() {

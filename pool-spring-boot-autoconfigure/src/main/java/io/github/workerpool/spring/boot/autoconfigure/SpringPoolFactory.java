@@ -218,12 +218,14 @@ final class SpringPoolFactory
             builder.virtualThreads(true);
         }
         boolean webServers = isWebServerPool(name);
-        builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex))
-            .taskDecorator(new PoolTaskDecorator(name, webServers ? (task) -> task : taskDecorator()));
+        builder.panicHandler((ex) -> logger.error("Task on pool '" + name + "' threw an exception", ex));
+        if (!webServers) {
+            builder.taskDecorator(new PoolTaskDecorator(name, taskDecorator())); // a customizer may replace it
+        }
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(name, builder));
         if (webServers) {
-            // Set again after the customizers: the connector's tasks are decorated on its poller
-            // thread, inside execute(), where a decorator that throws closes the connection.
+            // After the customizers, so none replaces it: the connector's tasks are decorated on its
+            // poller thread, inside execute(), where a decorator that throws closes the connection.
             builder.taskDecorator(new PoolTaskDecorator(name, (task) -> task));
         }
         WorkerPool built = build(builder, virtualByDefault);

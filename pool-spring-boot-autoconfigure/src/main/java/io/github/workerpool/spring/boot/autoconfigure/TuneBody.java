@@ -231,7 +231,7 @@ final class TuneBody {
      */
     static String badQueryParameter(Collection<String> names) {
         for (String name : names) {
-            if (field(name) == null && !ADAPTIVE.equals(name) && PoolsPropertiesBinding.closest(name, FIELDS) != null) {
+            if (!tuneField(name) && PoolsPropertiesBinding.closest(name, FIELDS) != null) {
                 return noOption(name);
             }
         }
@@ -244,7 +244,7 @@ final class TuneBody {
      */
     private static String sentTwice(Collection<String> bodyFields, Collection<String> queryNames) {
         for (String name : queryNames) {
-            if ((field(name) != null || ADAPTIVE.equals(name)) && bodyFields.contains(name)) {
+            if (tuneField(name) && bodyFields.contains(name)) {
                 return name + " is both in the body and in the query; send it once, in the body; nothing was changed";
             }
         }
@@ -255,7 +255,7 @@ final class TuneBody {
     private static String optionsForAPurge(Collection<String> bodyFields, Collection<String> queryNames) {
         for (Collection<String> names : List.of(bodyFields, queryNames)) {
             for (String name : names) {
-                if (field(name) != null || ADAPTIVE.equals(name)) {
+                if (tuneField(name)) {
                     return "a purge takes no options, but " + name + " was sent; send it to tune; nothing was changed";
                 }
             }
@@ -283,6 +283,11 @@ final class TuneBody {
             "pools", "is how many pools a MultiPool has, fixed when it is built (MultiPool.of)");
 
     private static final String ADAPTIVE = "adaptive";
+
+    /** Whether a tune takes a field of that name: a live option, or adaptive. */
+    private static boolean tuneField(String name) {
+        return field(name) != null || ADAPTIVE.equals(name);
+    }
 
     private static PoolOption field(String name) {
         for (PoolOption option : PoolOption.values()) {
