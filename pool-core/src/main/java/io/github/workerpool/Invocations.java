@@ -14,6 +14,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -37,7 +38,48 @@ final class Invocations {
      */
     private static final ThreadLocal<Deadline> DEADLINE = new ThreadLocal<>();
 
-    private record Deadline(Executor executor, long nanos) {
+    /**
+     * A wait's end for the calls on one thread: a timed call's deadline, or a task group's submit,
+     * which the group ends early ({@link #stopNow}) when it is cancelled or fails fast.
+     */
+    static final class Deadline {
+        private final Executor executor;
+        private final Thread thread = Thread.currentThread();
+        private final String what; // for the rejection: "the timeout of the caller's invokeAll or invokeAny"
+        private volatile long nanos;
+
+        private Deadline(Executor executor, long nanos, String what) {
+            this.executor = executor;
+            this.nanos = nanos;
+            this.what = what;
+        }
+
+        /** The end (System.nanoTime) of the waits. */
+        long nanos() {
+            return nanos;
+        }
+
+        /** What ends the waits, for the rejection's message. */
+        String what() {
+            return what;
+        }
+
+        /** Ends the thread's wait now: it gives up at its next look (woken if another thread calls this). */
+        void stopNow() {
+            nanos = System.nanoTime();
+            if (thread != Thread.currentThread()) {
+                LockSupport.unpark(thread);
+            }
+        }
+
+        /** Whether the waits of {@code pool} are this deadline's (its executor, its MultiPool, or a ForwardingPool over either). */
+        boolean covers(WorkerPool pool) {
+            Object e = executor;
+            for (int hops = 0; e instanceof ForwardingPool forwarding && hops < 16; hops++) {
+                e = forwarding.delegate(); // a Spring pool: the pool of the moment
+            }
+            return e == pool || (e instanceof MultiPool multi && multi.owns(pool));
+        }
     }
 
     /** Timed calls running on any thread: while none runs, a waiting caller skips the thread local. */
@@ -47,18 +89,38 @@ final class Invocations {
     }
 
     /**
-     * The deadline (System.nanoTime) of the timed invokeAll or invokeAny of {@code pool} (or of
-     * its MultiPool) that the calling thread is in, as a one-element array; null if none.
+     * The deadline of the timed invokeAll or invokeAny of {@code pool} (or of its MultiPool, or
+     * a task group's submit to it) that the calling thread is in; null if none.
      */
-    static long[] deadline(WorkerPool pool) {
+    static Deadline deadline(WorkerPool pool) {
         if (RUNNING.get() == 0) {
             return null;
         }
         Deadline d = DEADLINE.get();
-        if (d == null || !(d.executor() == pool || (d.executor() instanceof MultiPool multi && multi.owns(pool)))) {
-            return null;
+        return d != null && d.covers(pool) ? d : null;
+    }
+
+    /**
+     * Runs a task group's submit to {@code executor} with the group's end: a caller blocked in
+     * a full pool gives up at {@code nanos}, or when the group ends the wait early
+     * ({@link Deadline#stopNow()}: a cancel or a fail-fast). {@code submit} is given the deadline
+     * so that the group can reach it while it waits.
+     */
+    static <T> T groupSubmit(Executor executor, long nanos, Function<Deadline, T> submit) {
+        Deadline outer = DEADLINE.get();
+        Deadline d = new Deadline(executor, nanos, "the task group's deadline, cancel or fail-fast");
+        DEADLINE.set(d);
+        RUNNING.incrementAndGet();
+        try {
+            return submit.apply(d);
+        } finally {
+            leave(outer);
         }
-        return new long[] { d.nanos() };
+    }
+
+    /** Whether a submit to {@code executor} may wait in one of our pools (the waits a Deadline reaches). */
+    static boolean mayWaitInAPool(Executor executor) {
+        return executor instanceof WorkerPool || executor instanceof MultiPool || executor instanceof ForwardingPool;
     }
 
     /**
@@ -171,7 +233,7 @@ final class Invocations {
     /** Sets the thread's deadline for the pool's waits; returns the one to restore (a call this one runs in). */
     private static Deadline enter(Executor pool, long deadline) {
         Deadline outer = DEADLINE.get();
-        DEADLINE.set(new Deadline(pool, deadline));
+        DEADLINE.set(new Deadline(pool, deadline, "the timeout of the caller's invokeAll or invokeAny"));
         RUNNING.incrementAndGet();
         return outer;
     }

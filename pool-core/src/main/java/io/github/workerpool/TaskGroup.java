@@ -120,6 +120,8 @@ public final class TaskGroup<R> {
      * expires the group itself.
      */
     private ScheduledFuture<?> deadlineTimer;
+    /** The submits in progress: stop() ends their waits for a worker. */
+    private final List<Invocations.Deadline> waiting = new ArrayList<>(2);
     private volatile boolean expired; // the deadline has stopped the group (or found it stopped)
 
     /** Longest deadline honoured: beyond it (about 73 years) the nanosecond clock would overflow. */
@@ -180,7 +182,9 @@ public final class TaskGroup<R> {
      * Submits a task that gets its own handle, so that it can {@linkplain Task#cancel() cancel
      * itself} or check {@link Task#isCancelled()} (go-playground's {@code WorkFunc}). If the group
      * was cancelled, failed fast or passed its deadline, the task is not run and the handle
-     * comes back cancelled.
+     * comes back cancelled. A call waiting for a worker in a full pool that makes callers wait
+     * gives up when the group stops (and the handle comes back cancelled), if the executor is a
+     * {@link WorkerPool}, a {@link MultiPool} or a {@link ForwardingPool} over one.
      *
      * @param work what to run; given the task's handle
      * @return the task's handle
@@ -216,8 +220,14 @@ public final class TaskGroup<R> {
         }
         Future<?> f;
         try {
-            f = executor.submit(t::runOnWorker);
+            f = submitToPool(t);
         } catch (RuntimeException | Error e) {
+            // A wait for a worker given up at the deadline may come before the timer's stop (or
+            // while it runs: expireIfDue() would skip it): stop the group here, which cancels
+            // this task, so that it reads as the deadline's cancel.
+            if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
+                expire();
+            }
             // A rejection, or anything else the executor throws (a task decorator's bug): the
             // task is in the group, so it must end, or awaitAll() would wait for it forever.
             if (!finish(t, FAILED, null, e) && !(e instanceof Error)) {
@@ -241,6 +251,40 @@ public final class TaskGroup<R> {
             t.cancelPoolFuture();
         }
         return t;
+    }
+
+    /**
+     * Hands the task to the pool. A caller that waits there for a worker (a full pool that makes
+     * callers wait) gives up at the group's deadline, or when the group stops meanwhile: it would
+     * otherwise wait past both, as long as the pool's blockingTimeout (for ever by default).
+     */
+    private Future<?> submitToPool(Task<R> t) {
+        if (!Invocations.mayWaitInAPool(executor)) {
+            return executor.submit(t::runOnWorker);
+        }
+        long end = deadline != null ? deadlineAt : System.nanoTime() + MAX_DEADLINE_NANOS;
+        return Invocations.groupSubmit(executor, end, wait -> {
+            lock.lock();
+            try {
+                if (stopped) {
+                    wait.stopNow(); // stopped since we looked: give up at once if the pool is full
+                } else {
+                    waiting.add(wait);
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                return executor.submit(t::runOnWorker);
+            } finally {
+                lock.lock();
+                try {
+                    waiting.remove(wait);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        });
     }
 
     // ---------------------------------------------------------------- results
@@ -521,6 +565,9 @@ public final class TaskGroup<R> {
                 if (t.state == PENDING && finishLocked(t, CANCELLED, null, null, true)) {
                     cancelledNow.add(t);
                 }
+            }
+            for (Invocations.Deadline wait : waiting) {
+                wait.stopNow(); // a submit waiting for a worker gives up: its task is cancelled
             }
         } finally {
             lock.unlock();

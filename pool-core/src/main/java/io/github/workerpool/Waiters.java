@@ -127,7 +127,7 @@ final class Waiters {
         final Thread thread;
         final long arrival;
         final int stripe; // queue engine: the caller's stripe, where a worker queues the task for it
-        final long[] until; // the caller's timed invokeAll/invokeAny deadline (System.nanoTime), or null
+        final Invocations.Deadline until; // the caller's timed invokeAll/invokeAny or task group's, or null
         volatile int status = WAITING;
         volatile boolean parked;
 
@@ -186,7 +186,7 @@ final class Waiters {
                 if (timeout >= 0 && now - deadline >= 0) {
                     break;
                 }
-                if (until != null && now - until[0] >= 0) {
+                if (until != null && now - until.nanos() >= 0) {
                     invokeTimedOut = true;
                     break;
                 }
@@ -195,7 +195,7 @@ final class Waiters {
                     wait = Math.min(wait, deadline - now);
                 }
                 if (until != null) {
-                    wait = Math.min(wait, until[0] - now);
+                    wait = Math.min(wait, until.nanos() - now);
                 }
                 parked = true;
                 // Re-read the timeout after announcing the park: reconfigure writes it first and
@@ -227,8 +227,8 @@ final class Waiters {
                             throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
                         }
                         if (invokeTimedOut) {
-                            throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker before the "
-                                    + "timeout of the caller's invokeAll or invokeAny");
+                            throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker before "
+                                    + until.what());
                         }
                         throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker within "
                                 + Duration.ofNanos(timeout) + " (blockingTimeout)");

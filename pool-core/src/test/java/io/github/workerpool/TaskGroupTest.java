@@ -14,6 +14,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -323,6 +326,55 @@ class TaskGroupTest {
         assertThat(group.tasks().get(0).value()).isEqualTo("quick");
         assertThat(group.tasks().get(1).isCancelled()).isTrue();
         assertThat(group.submit(() -> "after").isCancelled()).isTrue();
+    }
+
+    @Test
+    void aSubmitWaitingForAWorker_givesUpAtTheGroupsDeadline() throws Exception {
+        // Found by a review (helper-118): a submit blocked in a full pool waited past the group's
+        // deadline, as long as the pool's blockingTimeout (for ever by default).
+        WorkerPool pool = pool(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService submitter = Executors.newSingleThreadExecutor();
+        try {
+            pool.execute(() -> Latches.pass(release)); // not the group's: its deadline cannot free the worker
+            TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(200)).build());
+            Future<TaskGroup.Task<String>> submitted = submitter.submit(() -> group.submit(() -> "late"));
+            TaskGroup.Task<String> task = submitted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(task.isCancelled()).as("cancelled by the deadline, not run").isTrue();
+            assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class);
+            assertThat(pool.waiting()).isZero();
+        } finally {
+            release.countDown();
+            submitter.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSubmitWaitingForAWorker_givesUpWhenTheGroupIsCancelled_throughAnyOfOurPools() throws Exception {
+        WorkerPool single = pool(1);
+        // A ForwardingPool that is an ExecutorService too, as the Spring starter's pools are.
+        ExecutorService forwarding = new ForwardingExecutor(single);
+        MultiPool multi = invariants.track(MultiPool.of(1, WorkerPool.builder().name(Invariants.uniqueName("tgm"))
+                .capacity(1), MultiPool.LoadBalancing.ROUND_ROBIN));
+        for (ExecutorService executor : List.<ExecutorService>of(single, forwarding, multi)) {
+            CountDownLatch release = new CountDownLatch(1);
+            ExecutorService submitter = Executors.newSingleThreadExecutor();
+            try {
+                executor.execute(() -> Latches.pass(release));
+                TaskGroup<String> group = invariants.track(TaskGroup.of(executor));
+                Future<TaskGroup.Task<String>> submitted = submitter.submit(() -> group.submit(() -> "late"));
+                Pool waitedIn = executor == multi ? multi : single;
+                await().atMost(WAIT).until(() -> waitedIn.waiting() == 1);
+                assertThat(group.cancel()).isEqualTo(1);
+                TaskGroup.Task<String> task = submitted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(task.isCancelled()).as(executor + ": not run").isTrue();
+                assertThat(waitedIn.waiting()).isZero();
+            } finally {
+                release.countDown();
+                submitter.shutdownNow();
+            }
+            await().atMost(WAIT).until(() -> executor instanceof Pool p && p.running() == 0);
+        }
     }
 
     @Test
@@ -869,5 +921,81 @@ class TaskGroupTest {
                 return true;
             }
         };
+    }
+
+    /** A ForwardingPool that is also an ExecutorService over the same pool (the Spring starter's SpringPool). */
+    private static final class ForwardingExecutor extends ForwardingPool implements ExecutorService {
+        private final WorkerPool pool;
+
+        ForwardingExecutor(WorkerPool pool) {
+            this.pool = pool;
+        }
+
+        @Override
+        protected Pool delegate() {
+            return pool;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            pool.execute(task);
+        }
+
+        @Override
+        public void shutdown() {
+            pool.shutdown();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return pool.shutdownNow();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return pool.isShutdown();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return pool.awaitTermination(timeout, unit);
+        }
+
+        @Override
+        public <T> Future<T> submit(Callable<T> task) {
+            return pool.submit(task);
+        }
+
+        @Override
+        public <T> Future<T> submit(Runnable task, T result) {
+            return pool.submit(task, result);
+        }
+
+        @Override
+        public Future<?> submit(Runnable task) {
+            return pool.submit(task);
+        }
+
+        @Override
+        public <T> List<Future<T>> invokeAll(java.util.Collection<? extends Callable<T>> tasks) throws InterruptedException {
+            return pool.invokeAll(tasks);
+        }
+
+        @Override
+        public <T> List<Future<T>> invokeAll(java.util.Collection<? extends Callable<T>> tasks, long timeout,
+                TimeUnit unit) throws InterruptedException {
+            return pool.invokeAll(tasks, timeout, unit);
+        }
+
+        @Override
+        public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
+            return pool.invokeAny(tasks);
+        }
+
+        @Override
+        public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+                throws InterruptedException, ExecutionException, TimeoutException {
+            return pool.invokeAny(tasks, timeout, unit);
+        }
     }
 }
