@@ -1,7 +1,18 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.component.Container;
+import org.eclipse.jetty.util.component.ContainerLifeCycle;
 import org.eclipse.jetty.util.component.LifeCycle;
 
 import org.springframework.boot.jetty.ConfigurableJettyWebServerFactory;
@@ -37,8 +48,27 @@ final class JettyWebServerPoolCustomizer
     public void customize(ConfigurableJettyWebServerFactory factory) {
         JettyPoolThreadPool threadPool = new JettyPoolThreadPool(this.pool);
         factory.setThreadPool(threadPool);
-        LifeCycle.Listener startListener = threadPool.connectorStartListener();
+        LifeCycle.Listener threadsListener = threadPool.connectorStartListener();
         factory.addServerCustomizers((server) -> {
+            LifeCycle.Listener startListener = new LifeCycle.Listener() {
+
+                @Override
+                public void lifeCycleStarting(LifeCycle connector) {
+                    checkConnectionLimits(server);
+                    threadsListener.lifeCycleStarting(connector);
+                }
+
+                @Override
+                public void lifeCycleStarted(LifeCycle connector) {
+                    threadsListener.lifeCycleStarted(connector);
+                }
+
+                @Override
+                public void lifeCycleFailure(LifeCycle connector, Throwable failure) {
+                    threadsListener.lifeCycleFailure(connector, failure);
+                }
+
+            };
             for (Connector connector : server.getConnectors()) {
                 connector.addEventListener(startListener);
             }
@@ -63,6 +93,46 @@ final class JettyWebServerPoolCustomizer
 
             });
         });
+    }
+
+    /**
+     * Checks, as each connector starts, that the pool's queue holds a task for every connection
+     * the network connectors keep open. Spring Boot applies server.jetty.max-connections as a
+     * NetworkConnectionLimit over the connectors made by then: one the application adds in a
+     * server customizer (or server.ssl's, made after the limit) has no limit unless it is given
+     * one, and a limit in force is a bean of each connector it covers once the server started.
+     * Throwing here fails the connector's start, and so the application's.
+     */
+    private void checkConnectionLimits(Server server) {
+        Set<NetworkConnectionLimit> limits = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<String> unlimited = new ArrayList<>();
+        Connector[] connectors = server.getConnectors();
+        for (int i = 0; i < connectors.length; i++) {
+            if (!(connectors[i] instanceof NetworkConnector connector)) {
+                continue; // a LocalConnector or the like: no sockets
+            }
+            Collection<NetworkConnectionLimit> own = (connector instanceof ContainerLifeCycle container)
+                    ? container.getBeans(NetworkConnectionLimit.class) : List.of();
+            if (own.isEmpty()) {
+                unlimited.add("connector " + i + " " + connector.getProtocols()
+                        + ((connector.getPort() > 0) ? " on port " + connector.getPort() : ""));
+            }
+            limits.addAll(own);
+        }
+        long total = 0;
+        for (NetworkConnectionLimit limit : limits) {
+            total = Math.min(Integer.MAX_VALUE, total + Math.max(0, limit.getMaxNetworkConnectionCount()));
+        }
+        if (!unlimited.isEmpty()) {
+            String names = String.join(", ", unlimited);
+            this.pool.connectors(-1, ", which does not limit " + names,
+                    ", or give " + ((unlimited.size() == 1) ? "that connector a limit of its own" : "those connectors limits of their own")
+                            + " where the application adds it (server.addBean(new NetworkConnectionLimit(n, connector))), "
+                            + "the limits together no larger than the queue.", 0);
+        }
+        else if (!limits.isEmpty()) {
+            this.pool.connectors((int) total, (limits.size() > 1) ? " and the NetworkConnectionLimit(s) the application added" : "", null, 0);
+        }
     }
 
     @Override

@@ -69,7 +69,10 @@ final class TomcatWebServerPoolCustomizer
                 total = (total < 0 || max < 0) ? -1 : Math.min(Integer.MAX_VALUE, total + max * (1 + streams));
             }
             // Each connection may have a task waiting in the queue: the rule counts them all.
-            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), connectors.length - 1, http2Streams);
+            int added = connectors.length - 1;
+            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total),
+                    (added > 0) ? " and the maxConnections of the " + added + " connector(s) the application added" : "",
+                    null, http2Streams);
         });
     }
 

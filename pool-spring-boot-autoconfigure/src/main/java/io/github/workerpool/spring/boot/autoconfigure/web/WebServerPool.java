@@ -64,8 +64,15 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
     /** Most connections the server keeps open, -1 for no limit; its connectors' total once they are made. */
     private volatile int maxConnections;
 
-    /** Connectors the application added to Tomcat's, counted in maxConnections. */
-    private volatile int addedConnectors;
+    /**
+     * What limits the connections besides the property, as the rule's message says it (Tomcat: the
+     * connectors the application added; Jetty: the connection limits it added, or the connectors
+     * that no limit covers); empty if only the property.
+     */
+    private volatile String otherLimits = "";
+
+    /** How to bound the connections, if not by the property (Jetty's connectors that no limit covers); null: the property. */
+    private volatile @Nullable String connectionsFix;
 
     /**
      * Streams an HTTP/2 connection runs at once, each a task of its own besides the connection's
@@ -176,8 +183,7 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
         // An unbounded pool starts a worker for every task: its queue is never used.
         if (config.capacity() >= 0 && queue != UNBOUNDED_QUEUE
                 && (this.maxConnections < 0 || queue < this.maxConnections)) {
-            String maxConnectionsProperty = this.server.maxConnectionsProperty() + ((this.addedConnectors > 0)
-                    ? " and the maxConnections of the " + this.addedConnectors + " connector(s) the application added" : "");
+            String maxConnectionsProperty = this.server.maxConnectionsProperty() + this.otherLimits;
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
             if (this.http2Streams > 0) {
@@ -187,8 +193,8 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
                         + "at once (server.http2.enabled), each a task of its own";
             }
             String raise = unlimited ? "" : "at least " + this.maxConnections + ", or to ";
-            String orConnections = unlimited
-                    ? ", or set " + maxConnectionsProperty + " to a limit no larger than the queue."
+            String orConnections = (this.connectionsFix != null) ? this.connectionsFix
+                    : unlimited ? ", or set " + maxConnectionsProperty + " to a limit no larger than the queue."
                     : ", or lower " + maxConnectionsProperty + ".";
             return new Violation(pool + "has queue-capacity " + queue + ", fewer than the " + connections
                     + ((this.http2Streams > 0) ? " tasks the connections the server keeps open may queue ("
@@ -219,15 +225,17 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
      * The connectors made, all on the pool: the queue must hold a task for each of their
      * connections, not only the main connector's.
      * @param total most connections they keep open together; -1 for no limit
-     * @param added connectors beyond the main one
+     * @param otherLimits what limits them besides the property, for the message ("" if only it)
+     * @param connectionsFix how to bound them if not by the property, for the message; null: the property
      * @param http2Streams streams an HTTP/2 connection runs at once (each a task), 0 without HTTP/2;
      *        {@code total} counts them
      * @throws PoolConfigurationException naming the property, the value and the fix, if the
      *         queue no longer holds a task per connection
      */
-    void connectors(int total, int added, int http2Streams) {
+    void connectors(int total, String otherLimits, @Nullable String connectionsFix, int http2Streams) {
         this.maxConnections = total;
-        this.addedConnectors = added;
+        this.otherLimits = otherLimits;
+        this.connectionsFix = connectionsFix;
         this.http2Streams = http2Streams;
         Violation violation = check(this.pool.config());
         if (violation != null) {

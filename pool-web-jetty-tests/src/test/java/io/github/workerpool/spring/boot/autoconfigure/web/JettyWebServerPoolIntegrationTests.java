@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -92,8 +95,10 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
     void aConnectorTheApplicationAddsLaterRunsItsAcceptorsAndSelectorsOnThreadsOfTheirOwnToo() throws Exception {
         // Found by a review: a connector added by an application's customizer, which runs after
         // the pool's, got no mark, and its acceptor and selectors held pool threads for ever.
+        // The two limits together (8 + 8) are the queue's 16.
         this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, SecondConnector.class)
             .properties(PROPERTIES)
+            .properties("server.jetty.max-connections=8")
             .run();
         this.gate = this.context.getBean(WebServerPoolTestApplication.Gate.class);
         Server server = server();
@@ -117,9 +122,47 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
     }
 
+    @Test
+    void aConnectorTheApplicationAddsWithoutAConnectionLimitFailsStartupWhenTheQueueIsBounded() {
+        // Found by a review: Spring Boot applies server.jetty.max-connections to the connectors made
+        // before the customizers run, so a port the application adds takes connections without
+        // limit, and the bounded queue may fill, its selector then waiting for a thread (as
+        // Tomcat's poller would: there, the added connector's maxConnections is counted).
+        assertThatThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class,
+                UnlimitedSecondConnector.class)
+            .properties(PROPERTIES)
+            .run()).rootCause()
+            .isInstanceOf(PoolConfigurationException.class)
+            .hasMessageContaining("queue-capacity 16, fewer than the unlimited connections the server keeps open "
+                    + "(server.jetty.max-connections, which does not limit connector 1 [http/1.1])")
+            .satisfies((e) -> assertThat(((PoolConfigurationException) e).getAction()).isEqualTo(
+                    "Set pools.instances.http.queue-capacity to 2147483647 (unbounded, as Jetty's own executor), or give "
+                            + "that connector a limit of its own where the application adds it (server.addBean(new "
+                            + "NetworkConnectionLimit(n, connector))), the limits together no larger than the queue."));
+    }
+
     /** A second port, added as applications add one: by a customizer of default order, after the pool's. */
     @Configuration(proxyBeanMethods = false)
     static class SecondConnector {
+
+        @Bean
+        WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
+            return (factory) -> factory.addServerCustomizers((server) -> {
+                ServerConnector connector = new ServerConnector(server);
+                connector.setHost("127.0.0.1");
+                connector.setPort(0);
+                server.addConnector(connector);
+                // Spring Boot's limit (server.jetty.max-connections) covers the connectors made
+                // before the customizers ran: this one needs its own.
+                server.addBean(new NetworkConnectionLimit(8, connector));
+            });
+        }
+
+    }
+
+    /** A second port with no connection limit of its own. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnlimitedSecondConnector {
 
         @Bean
         WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
