@@ -242,6 +242,7 @@ public final class FunctionPool<T> implements Pool {
      */
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
         return pool.awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 

@@ -130,7 +130,8 @@ final class Invocations {
     static <T> List<Future<T>> invokeAll(Executor pool, Function<Callable<T>, RunnableFuture<T>> taskFor,
             Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        // No earlier than now: now + a timeout of minus ages overflows into a deadline ages away.
+        long deadline = System.nanoTime() + Math.max(0L, unit.toNanos(timeout));
         List<Future<T>> futures = new ArrayList<>(tasks.size());
         for (Callable<T> task : tasks) {
             futures.add(taskFor.apply(Objects.requireNonNull(task, "task")));
@@ -201,7 +202,8 @@ final class Invocations {
      */
     static <R> R timedAny(Executor pool, long timeout, TimeUnit unit, TimedCall<R> call)
             throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        // No earlier than now: now + a timeout of minus ages overflows into a deadline ages away.
+        long deadline = System.nanoTime() + Math.max(0L, unit.toNanos(timeout));
         Deadline outer = enter(pool, deadline);
         try {
             return call.call();

@@ -692,6 +692,7 @@ public final class MultiPool extends InvokingExecutorService implements Pool {
 
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
         return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 

@@ -1599,6 +1599,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
 
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
         return awaitTermination(PoolConfig.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
     }
 

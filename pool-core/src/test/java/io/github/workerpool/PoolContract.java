@@ -158,6 +158,41 @@ abstract class PoolContract extends PoolTestSupport {
     }
 
     @Test
+    void invokeAllAndInvokeAny_withATimeoutOfMinusAges_endAtOnce() throws Exception {
+        // Found by a review (helper-122): now + a timeout of minus ages overflowed into a deadline
+        // ages away, so the call ran every task and waited for them (or, the caller waiting for a
+        // worker, for the task ahead of it).
+        WorkerPool pool = newPool(1);
+        CountDownLatch gate = gate();
+        Callable<String> held = () -> {
+            hold(gate);
+            return "late";
+        };
+        if (callerWaitsWhenBusy()) {
+            occupy(pool, 1);
+        }
+        AtomicReference<Object> all = new AtomicReference<>();
+        AtomicReference<Object> any = new AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                all.set(pool.invokeAll(List.of(held, held), Long.MIN_VALUE, TimeUnit.NANOSECONDS));
+            } catch (Throwable t) {
+                all.set(t);
+            }
+            try {
+                any.set(pool.invokeAny(List.of(held, held), Long.MIN_VALUE, TimeUnit.DAYS));
+            } catch (Throwable t) {
+                any.set(t);
+            }
+        });
+        caller.join(TIMEOUT.toMillis() / 2);
+        assertThat(caller.isAlive()).as("returned at once, the gate still closed").isFalse();
+        assertThat(all.get()).asInstanceOf(InstanceOfAssertFactories.list(Future.class)).hasSize(2)
+            .allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
+        assertThat(any.get()).isInstanceOf(TimeoutException.class);
+    }
+
+    @Test
     void invokeAny_withTimeout_whileTheCallerWaitsForAWorker_throwsTimeoutException() throws Exception {
         assumeTrue(callerWaitsWhenBusy());
         WorkerPool pool = newPool(1);
