@@ -133,6 +133,8 @@ public final class Pipeline implements AutoCloseable {
     /** Set on a thread while it runs a batch of this pipeline: close() and await() there would wait for themselves. */
     private final ThreadLocal<Batch> runningBatch = new ThreadLocal<>();
     private final ThreadLocal<Boolean> ownThread = new ThreadLocal<>(); // set on the pipeline's own threads
+    /** The batch a submit hands to the pool: a listener of the pool told of its refusal runs meanwhile, on that thread. */
+    private final ThreadLocal<Batch> handingOver = new ThreadLocal<>();
     /** Test seam: told, under the lock, each time a batch enters a stage (batch number, stage from 1). */
     volatile EnterListener enterListener;
 
@@ -264,9 +266,11 @@ public final class Pipeline implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        handingOver.set(b);
         try {
             workers.execute(b);
         } catch (RuntimeException | Error e) {
+            handingOver.remove();
             // Refused (no thread could be started), or an Error on the way (OutOfMemoryError): the
             // batch fails at stage 1, so its slot is not held for ever and later batches, await()
             // and close() go on; unless a worker already has it (the pool can throw after handing
@@ -287,6 +291,8 @@ public final class Pipeline implements AutoCloseable {
                 return !ours; // refused, or refused after a worker took it: admitted then, and it runs
             }
             throw e;
+        } finally {
+            handingOver.remove();
         }
         return true;
     }
@@ -431,6 +437,14 @@ public final class Pipeline implements AutoCloseable {
             throw new IllegalStateException("pipeline '" + name + "': " + call + " called from a step of batch "
                     + own.number + " would wait for that batch itself; a step may call cancel(), and submit "
                     + "from the thread that feeds the pipeline");
+        }
+        Batch handed = handingOver.get();
+        if (handed != null) {
+            // A listener of the pool on the submitting thread (told of a refusal): only this
+            // thread ends the batch, once the listener returns.
+            throw new IllegalStateException("pipeline '" + name + "': " + call + " called from a listener of its pool "
+                    + "while batch " + handed.number + " is handed to the pool would wait for that batch itself; call "
+                    + "it from another thread");
         }
         if (ownThread.get() != null) {
             throw new IllegalStateException("pipeline '" + name + "': " + call + " called from one of its own threads "

@@ -964,6 +964,48 @@ class PipelineTest {
     }
 
     @Test
+    void closeFromAListenerToldOfARefusal_throwsInsteadOfWaitingForTheBatchItsThreadHandsOver() throws Exception {
+        // Found by a review (helper-122): the pool tells its listeners of a refusal on the thread
+        // in submit, which alone ends the refused batch once the pool returns; a listener's close()
+        // there passed the own-thread check and waited for that batch for ever.
+        Pipeline p = pipeline(1);
+        java.lang.reflect.Field workers = Pipeline.class.getDeclaredField("workers");
+        workers.setAccessible(true);
+        java.lang.reflect.Field factory = io.github.workerpool.WorkerPool.class.getDeclaredField("threadFactory");
+        factory.setAccessible(true);
+        factory.set(workers.get(p), (java.util.concurrent.ThreadFactory) (r) -> null); // no thread: refused
+        AtomicReference<Object> fromClose = new AtomicReference<>();
+        p.pool().addListener(new PoolListener() {
+            @Override
+            public void taskRejected(Pool pool, java.util.concurrent.RejectedExecutionException rejection) {
+                try {
+                    p.close();
+                    fromClose.set("closed");
+                } catch (Throwable t) {
+                    fromClose.set(t);
+                }
+            }
+        });
+        AtomicReference<Object> submitted = new AtomicReference<>();
+        Thread feeder = new Thread(() -> {
+            try {
+                submitted.set(p.submit(() -> { }));
+            } catch (Throwable t) {
+                submitted.set(t);
+            }
+        }, "feeder");
+        feeder.setDaemon(true); // should it hang, it must not keep the test JVM alive
+        feeder.start();
+        feeder.join(WAIT.toMillis());
+        assertThat(feeder.isAlive()).as("submit returned").isFalse();
+        assertThat(submitted.get()).as("refused").isEqualTo(false);
+        assertThat(fromClose.get()).isInstanceOf(IllegalStateException.class);
+        assertThat((Throwable) fromClose.get()).hasMessageContaining("while batch 1 is handed to the pool");
+        assertThat(p.stats().failed()).isEqualTo(1);
+        p.close();
+    }
+
+    @Test
     void aRefusalFromThePoolAfterAWorkerTookTheBatch_isNoRefusal_theBatchRuns() throws Exception {
         // Review helper-84: submit threw the refusal (or returned false) for a batch a worker
         // already ran. The worker claims it first here: the pool's counter throws only once the
