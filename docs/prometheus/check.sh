@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the shipped Prometheus rules with promtool: the alerting rules (check rules), their unit
 # tests (test rules), and the Grafana board's queries, as a rules file generated from the board
-# (one recording rule per query). promtool comes from PATH, else from Debian's prometheus package,
+# (one recording rule per query) with their unit tests. promtool comes from PATH, else from Debian's prometheus package,
 # downloaded and unpacked under target/ (never installed, no service started). apt-get download
 # needs no root, but needs the package lists: run `sudo apt-get update` first on a fresh machine.
 # Exits non-zero if any check fails.
@@ -34,3 +34,6 @@ echo "== promtool test rules docs/prometheus/workerpool-alerts.test.yml"
 echo "== the Grafana board's queries: promtool check rules target/grafana-queries.rules.yml"
 java docs/prometheus/GrafanaQueryRules.java docs/grafana/workerpool-dashboard.json target/grafana-queries.rules.yml
 "$promtool" check rules target/grafana-queries.rules.yml
+
+echo "== promtool test rules docs/prometheus/grafana-queries.test.yml (what the board's queries return)"
+"$promtool" test rules docs/prometheus/grafana-queries.test.yml
