@@ -443,11 +443,16 @@ final class PoolSettings {
             return DEFAULT_AWAIT_TERMINATION_PERIOD;
         }
         if (period.isNegative()) {
-            String property = source(AWAIT_TERMINATION_PERIOD, (p) -> p.getShutdown().getAwaitTerminationPeriod());
+            String property = awaitTerminationPeriodProperty();
             throw new PoolConfigurationException(property, period, "the await period must not be negative",
                     "Update " + property + ": " + FIXES.get(AWAIT_TERMINATION_PERIOD) + ".");
         }
         return period;
+    }
+
+    /** The property the await period comes from: the pool's own, or pools.defaults' if only that is set. */
+    String awaitTerminationPeriodProperty() {
+        return source(AWAIT_TERMINATION_PERIOD, (p) -> p.getShutdown().getAwaitTerminationPeriod());
     }
 
     private <T> T value(Function<PoolsProperties.Pool, T> getter) {

@@ -156,6 +156,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 if (!configured.add(name)) {
                     continue;
                 }
+                if (this.beanFactory.containsBean(name) && this.beanFactory.isTypeMatch(name, Pool.class)) {
+                    // Startup checks the entry though the application's bean takes its place: a
+                    // value it refuses (in any option, shutdown.* too) fails the next restart.
+                    tellRestartFailure(name, addedPoolFailure(name, instance.getValue(), properties));
+                }
                 if (this.beanFactory.containsBean(name) && sameAsAtStartup(name, instance.getValue(), properties)) {
                     continue; // shadowed by the application's bean, as startup told, and unchanged since
                 }
@@ -306,8 +311,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Why a restart would fail to create a pool added to pools.instances, by startup's own checks, or null. */
     private String addedPoolFailure(String name, PoolsProperties.Pool instance, PoolsProperties properties) {
         String failure = failure(() -> PoolsRegistrar.checkName(name));
-        return (failure != null) ? failure
-                : restartFailure(new PoolSettings(name, instance, properties.getDefaults(), classLoader()));
+        if (failure != null) {
+            return failure;
+        }
+        PoolSettings[] settings = new PoolSettings[1];
+        failure = failure(() -> settings[0] = new PoolSettings(name, instance, properties.getDefaults(), classLoader()));
+        return (failure != null) ? failure : restartFailure(settings[0]);
     }
 
     /** A startup check's refusal, as tellRestartFailure tells it; null if it passes. */
@@ -428,7 +437,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             }
             if ((previous == null || !Objects.equals(awaitTerminationPeriod, previous.awaitTerminationPeriod()))
                     && !Objects.equals(awaitTerminationPeriod, pool.awaitTerminationPeriod())) {
-                restartOnly.add(PoolSettings.property(name, PoolSettings.AWAIT_TERMINATION_PERIOD) + "="
+                restartOnly.add(settings.awaitTerminationPeriodProperty() + "="
                         + PoolConfigurationException.shown(awaitTerminationPeriod));
             }
         }

@@ -217,6 +217,30 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aShadowedEntryBrokenByARefresh_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Found by a review (helper-124): startup checks the entry though the application's bean
+        // takes its place, so these values fail the next restart; the refresh said nothing (a
+        // shutdown.* change) or only "not applied" (a pool option).
+        for (String[] broken : new String[][] { { "pools.instances.reports.shutdown.await-termination-period", "-1s" },
+                { "pools.instances.reports.capacity", "0" } }) {
+            this.runner.withPropertyValues("pools.instances.reports.capacity=2")
+                .withBean("reports", io.github.workerpool.Pool.class,
+                        () -> io.github.workerpool.WorkerPool.builder().name("reports").capacity(1).build())
+                .run((context) -> {
+                    refresh(context, Map.of(broken[0], broken[1]));
+                    assertThat(output).contains("Pool 'reports': the application runs on, but a restart with this "
+                            + "configuration would fail: Invalid value");
+                    assertThat(context.getBean("reports", io.github.workerpool.Pool.class).capacity()).isEqualTo(1);
+                });
+            // As it says: a restart with that value fails.
+            this.runner.withPropertyValues("pools.instances.reports.capacity=2", broken[0] + "=" + broken[1])
+                .withBean("reports", io.github.workerpool.Pool.class,
+                        () -> io.github.workerpool.WorkerPool.builder().name("reports").capacity(1).build())
+                .run((context) -> assertThat(context).hasFailed());
+        }
+    }
+
+    @Test
     void anInstanceAddedWithTheNameOfABeanThatIsNoPool_isWarnedThatARestartWouldFail(CapturedOutput output) {
         // Found by a review: startup fails for such an entry, and the refresh said only "not applied".
         this.runner.withBean("reports", String.class, () -> "not a pool").run((context) -> {
@@ -270,6 +294,17 @@ class PoolsRefreshTests {
             assertThat(output).contains("Pools not refreshed: Invalid value '4' for property "
                     + "'pools.instances.mail.capcity': no pool option has this name")
                 .contains("Did you mean pools.instances.mail.capacity?");
+        });
+    }
+
+    @Test
+    void anAwaitPeriodFromTheDefaults_isWarnedUnderTheDefaultsProperty(CapturedOutput output) {
+        // Found by a review (helper-124): the warning named pools.instances.<pool>.shutdown.*,
+        // which nobody set.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.defaults.shutdown.await-termination-period", "10s"));
+            assertThat(output).contains("Pool 'mail': pools.defaults.shutdown.await-termination-period=10s takes a restart")
+                .doesNotContain("pools.instances.mail.shutdown.await-termination-period");
         });
     }
 
