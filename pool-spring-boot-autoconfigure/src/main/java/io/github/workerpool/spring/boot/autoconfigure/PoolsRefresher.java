@@ -78,6 +78,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Why a restart would fail, by pool name or global property, as last told (told again only when it changes); guarded by this. */
     private final Map<String, String> restartFailures = new HashMap<>();
 
+    /** The name a restart would give each running pool, where it differs from the pool's name, as last told; guarded by this. */
+    private final Map<String, String> renames = new HashMap<>();
+
     /** pools.default-pool and pools.propagate-context as last seen (at startup, then by each refresh); guarded by this. */
     private String defaultPool;
 
@@ -209,6 +212,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 }
             }
         }
+        tellRenames(properties, running.keySet());
         this.restartFailures.keySet().removeIf((subject) -> !subject.startsWith("pools.") && !configured.contains(subject));
         // A running pool configured again may be told removed again later; a name no longer
         // configured may be told added again.
@@ -246,6 +250,32 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         if (keys.stream().anyMatch((key) -> isUnder(key, EVENTS))) {
             logger.warn("pools.events.* take a restart to change; the events keep their settings until then");
         }
+    }
+
+    /**
+     * Warns of a running pool that a restart would name otherwise: its key now also comes in
+     * another form, from a source bound before the one it came from (a config engine's source
+     * comes before application.yml), and a pool is named after its first key with a dash or a
+     * capital (PoolsRegistrar.forms). Its endpoint path, meter tag and thread names would change.
+     */
+    private void tellRenames(PoolsProperties properties, Set<String> running) {
+        Map<String, String> now = new HashMap<>();
+        for (String next : PoolsRegistrar.forms(properties.getInstances().keySet()).keySet()) {
+            String current = runningName(next, running);
+            if (current != null && !current.equals(next) && this.startupInstances.containsKey(current)) {
+                now.put(current, next);
+                if (!next.equals(this.renames.get(current))) {
+                    logger.warn("Pool '" + current + "': a restart would name it '" + next + "', after the key "
+                            + PoolSettings.instance(next) + ", another form of its own that comes first now (a "
+                            + "config engine's keys come before application.yml's); its /actuator/pools path, the "
+                            + "name tag of its meters and its threads' names would change, and alerts on '" + current
+                            + "' would fire. Write the key as " + PoolSettings.instance(current)
+                            + " in every source, or rename the pool in all of them");
+                }
+            }
+        }
+        this.renames.clear();
+        this.renames.putAll(now);
     }
 
     /** The application's beans that the pool was injected into (the starter's own left out). */

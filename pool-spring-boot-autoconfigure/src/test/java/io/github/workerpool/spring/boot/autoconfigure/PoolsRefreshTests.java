@@ -298,6 +298,28 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aKeyInAnotherFormThatComesFirst_isWarnedToRenameThePoolAtTheRestart(CapturedOutput output) {
+        // Found by a review (helper-124): a config engine's source comes before application.yml,
+        // and a pool is named after its first key with a dash or a capital, so a camelCase key
+        // written there renamed the pool at the next start, without a word.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2").run((context) -> {
+            SpringPool pool = context.getBean("order-events", SpringPool.class);
+            refresh(context, Map.of("pools.instances.orderEvents.capacity", "5"));
+            assertThat(pool.capacity()).as("applied to the pool").isEqualTo(5);
+            assertThat(output).contains("Pool 'order-events': a restart would name it 'orderEvents', after the key "
+                    + "pools.instances.[orderEvents]");
+            refresh(context, Map.of("pools.instances.mail.capacity", "3"));
+            assertThat(output.toString().split("a restart would name it", -1)).as("told once").hasSize(2);
+        });
+        // As it says: started with that source first, the pool is named orderEvents.
+        this.runner.withPropertyValues("pools.instances.order-events.capacity=2")
+            .withInitializer((context) -> context.getEnvironment().getPropertySources()
+                .addFirst(new MapPropertySource("engine", Map.of("pools.instances.orderEvents.capacity", "5"))))
+            .run((context) -> assertThat(context.getBeansOfType(SpringPool.class)).containsKey("orderEvents")
+                .doesNotContainKey("order-events"));
+    }
+
+    @Test
     void anAwaitPeriodFromTheDefaults_isWarnedUnderTheDefaultsProperty(CapturedOutput output) {
         // Found by a review (helper-124): the warning named pools.instances.<pool>.shutdown.*,
         // which nobody set.
