@@ -16,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code invokeAll} and {@code invokeAny} for pools whose {@code execute} may block (a full pool
@@ -43,13 +44,18 @@ final class Invocations {
      * which the group ends early ({@link #stopNow}) when it is cancelled or fails fast.
      */
     static final class Deadline {
-        private final Executor executor;
+        /** The executor, through any ForwardingPools: resolved here, not under a pool's lock where waits begin. */
+        private final Object executor;
         private final Thread thread = Thread.currentThread();
         private final String what; // for the rejection: "the timeout of the caller's invokeAll or invokeAny"
         private volatile long nanos;
 
         private Deadline(Executor executor, long nanos, String what) {
-            this.executor = executor;
+            Object e = executor;
+            for (int hops = 0; e instanceof ForwardingPool forwarding && hops < 16; hops++) {
+                e = forwarding.delegate(); // a Spring pool: its pool
+            }
+            this.executor = e;
             this.nanos = nanos;
             this.what = what;
         }
@@ -74,11 +80,7 @@ final class Invocations {
 
         /** Whether the waits of {@code pool} are this deadline's (its executor, its MultiPool, or a ForwardingPool over either). */
         boolean covers(WorkerPool pool) {
-            Object e = executor;
-            for (int hops = 0; e instanceof ForwardingPool forwarding && hops < 16; hops++) {
-                e = forwarding.delegate(); // a Spring pool: the pool of the moment
-            }
-            return e == pool || (e instanceof MultiPool multi && multi.owns(pool));
+            return executor == pool || (executor instanceof MultiPool multi && multi.owns(pool));
         }
     }
 
@@ -101,18 +103,27 @@ final class Invocations {
     }
 
     /**
-     * Runs a task group's submit to {@code executor} with the group's end: a caller blocked in
-     * a full pool gives up at {@code nanos}, or when the group ends the wait early
-     * ({@link Deadline#stopNow()}: a cancel or a fail-fast). {@code submit} is given the deadline
-     * so that the group can reach it while it waits.
+     * A task group's end for a submit to {@code executor} on the calling thread: a caller blocked
+     * in a full pool gives up at {@code nanos}, or when the group ends the wait early
+     * ({@link Deadline#stopNow()}: a cancel or a fail-fast). Not yet in force: see
+     * {@link #within}. A timed call this submit runs in, on the same executor, ends it no later.
      */
-    static <T> T groupSubmit(Executor executor, long nanos, Function<Deadline, T> submit) {
-        Deadline outer = DEADLINE.get();
+    static Deadline forGroup(Executor executor, long nanos) {
         Deadline d = new Deadline(executor, nanos, "the task group's deadline, cancel or fail-fast");
+        Deadline outer = DEADLINE.get();
+        if (outer != null && outer.executor == d.executor && outer.nanos - nanos < 0) {
+            d.nanos = outer.nanos; // a rejection listener's group submit inside a timed invokeAll, say
+        }
+        return d;
+    }
+
+    /** Runs {@code body} with {@code d} (of the calling thread) in force for its waits. */
+    static <T> T within(Deadline d, Supplier<T> body) {
+        Deadline outer = DEADLINE.get();
         DEADLINE.set(d);
         RUNNING.incrementAndGet();
         try {
-            return submit.apply(d);
+            return body.get();
         } finally {
             leave(outer);
         }

@@ -199,12 +199,18 @@ public final class TaskGroup<R> {
         expireIfDue();
         Task<R> t;
         boolean cancelNow;
+        // A submit that may wait for a worker in one of our pools: the group can end that wait.
+        Invocations.Deadline wait = !Invocations.mayWaitInAPool(executor) ? null
+                : Invocations.forGroup(executor, deadline != null ? deadlineAt : System.nanoTime() + MAX_DEADLINE_NANOS);
         lock.lock();
         try {
             t = new Task<>(this, tasks.size(), work);
             tasks.add(t);
             pending++;
             cancelNow = stopped;
+            if (wait != null && !stopped) {
+                waiting.add(wait);
+            }
             if (!stopped && deadline != null && deadlineTimer == null) {
                 deadlineTimer = Deadlines.schedule(this, Math.max(0L, deadlineAt - System.nanoTime()));
             }
@@ -216,15 +222,18 @@ public final class TaskGroup<R> {
             return t;
         }
         if (t.isCancelled()) {
+            stopWaiting(wait);
             return t; // the group stopped since (cancel, fail-fast, deadline): not handed to the pool at all
         }
         Future<?> f;
         try {
-            f = submitToPool(t);
+            f = (wait == null) ? executor.submit(t::runOnWorker)
+                    : Invocations.within(wait, () -> executor.submit(t::runOnWorker));
         } catch (RuntimeException | Error e) {
             // A wait for a worker given up at the deadline may come before the timer's stop (or
             // while it runs: expireIfDue() would skip it): stop the group here, which cancels
             // this task, so that it reads as the deadline's cancel.
+            stopWaiting(wait);
             if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
                 expire();
             }
@@ -237,6 +246,7 @@ public final class TaskGroup<R> {
             }
             throw e;
         }
+        stopWaiting(wait);
         t.poolFuture = f;
         if (f instanceof WorkerPool.PoolFuture) {
             WorkerPool.PoolFuture<?> pf = (WorkerPool.PoolFuture<?>) f;
@@ -244,6 +254,11 @@ public final class TaskGroup<R> {
                     "the pool was stopped (shutdownNow) before task " + t.index + " of the group started")));
             // A task decorator's wrapper that threw before the task ran: the task fails with it.
             pf.whenFailedUnrun((failure) -> finish(t, FAILED, null, failure));
+        }
+        if (wait != null) {
+            // Let in at its last look for a worker past the deadline (the timer not run yet): the
+            // deadline's cancel, now, rather than the task starting late.
+            expireIfDue();
         }
         if (t.isCancelled()) {
             // Cancelled before we could pass the pool's future on: as that cancel asked (no
@@ -253,38 +268,16 @@ public final class TaskGroup<R> {
         return t;
     }
 
-    /**
-     * Hands the task to the pool. A caller that waits there for a worker (a full pool that makes
-     * callers wait) gives up at the group's deadline, or when the group stops meanwhile: it would
-     * otherwise wait past both, as long as the pool's blockingTimeout (for ever by default).
-     */
-    private Future<?> submitToPool(Task<R> t) {
-        if (!Invocations.mayWaitInAPool(executor)) {
-            return executor.submit(t::runOnWorker);
-        }
-        long end = deadline != null ? deadlineAt : System.nanoTime() + MAX_DEADLINE_NANOS;
-        return Invocations.groupSubmit(executor, end, wait -> {
+    /** The submit's wait for a worker is over: stop() need not end it. */
+    private void stopWaiting(Invocations.Deadline wait) {
+        if (wait != null) {
             lock.lock();
             try {
-                if (stopped) {
-                    wait.stopNow(); // stopped since we looked: give up at once if the pool is full
-                } else {
-                    waiting.add(wait);
-                }
+                waiting.remove(wait);
             } finally {
                 lock.unlock();
             }
-            try {
-                return executor.submit(t::runOnWorker);
-            } finally {
-                lock.lock();
-                try {
-                    waiting.remove(wait);
-                } finally {
-                    lock.unlock();
-                }
-            }
-        });
+        }
     }
 
     // ---------------------------------------------------------------- results

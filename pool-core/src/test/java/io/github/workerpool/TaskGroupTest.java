@@ -21,6 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -346,6 +347,43 @@ class TaskGroupTest {
         } finally {
             release.countDown();
             submitter.shutdownNow();
+        }
+    }
+
+    @Test
+    void aGroupSubmitInsideATimedInvokeAll_keepsTheInvokeAllsDeadline() throws Exception {
+        // Found by a review (helper-125): the group's end replaced the thread's deadline, so a
+        // rejection listener's group submit (on the invokeAll's thread, to the same full pool)
+        // waited for ever, past the invokeAll's timeout.
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<TaskGroup<String>> group = new AtomicReference<>();
+        AtomicReference<Object> fromListener = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .listener(new PoolListener() {
+                    @Override
+                    public void taskRejected(Pool p, java.util.concurrent.RejectedExecutionException rejection) {
+                        if (!once.getAndSet(true)) {
+                            try {
+                                fromListener.set(group.get().submit(() -> "fallback"));
+                            } catch (Throwable t) {
+                                fromListener.set(t);
+                            }
+                        }
+                    }
+                }).build());
+        group.set(invariants.track(TaskGroup.of(pool)));
+        ExecutorService invoker = Executors.newSingleThreadExecutor();
+        try {
+            pool.execute(() -> Latches.pass(release));
+            Future<List<Future<String>>> all = invoker.submit(() -> pool.invokeAll(List.of(() -> "a"), 100, TimeUnit.MILLISECONDS));
+            assertThat(all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
+            assertThat(fromListener.get()).as("refused: its wait ended with the invokeAll's")
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(group.get().tasks().get(0).error()).isSameAs(fromListener.get());
+        } finally {
+            release.countDown();
+            invoker.shutdownNow();
         }
     }
 

@@ -139,8 +139,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolSettings.checkDefaults(properties.getDefaults(), classLoader());
         }
         catch (PoolConfigurationException ex) {
-            // The keys stay pending: once the bad value is fixed, a refresh whose own keys name
-            // only the fix (ZooKeeper sends one event per node) applies the rest too.
+            // Nothing changes. Once the bad value is fixed, the next refresh applies the rest too,
+            // whatever its own keys (ZooKeeper sends one event per node): pools are compared with
+            // the settings last applied. The keys stay pending for the pools.web-server.* and
+            // pools.events.* restart warnings.
             logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
             return;
         }
