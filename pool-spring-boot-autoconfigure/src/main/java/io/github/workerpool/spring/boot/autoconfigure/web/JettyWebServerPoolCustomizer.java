@@ -2,10 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -104,8 +101,9 @@ final class JettyWebServerPoolCustomizer
      * Throwing here fails the connector's start, and so the application's.
      */
     private void checkConnectionLimits(Server server) {
-        Set<NetworkConnectionLimit> limits = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<NetworkConnector> network = new ArrayList<>();
         List<String> unlimited = new ArrayList<>();
+        List<NetworkConnectionLimit> limits = new ArrayList<>();
         Connector[] connectors = server.getConnectors();
         for (int i = 0; i < connectors.length; i++) {
             if (!(connectors[i] instanceof NetworkConnector connector)) {
@@ -117,22 +115,62 @@ final class JettyWebServerPoolCustomizer
                 unlimited.add("connector " + i + " " + connector.getProtocols()
                         + ((connector.getPort() > 0) ? " on port " + connector.getPort() : ""));
             }
-            limits.addAll(own);
-        }
-        long total = 0;
-        for (NetworkConnectionLimit limit : limits) {
-            total = Math.min(Integer.MAX_VALUE, total + Math.max(0, limit.getMaxNetworkConnectionCount()));
+            network.add(connector);
+            for (NetworkConnectionLimit limit : own) {
+                if (limits.stream().noneMatch((l) -> l == limit)) {
+                    limits.add(limit);
+                }
+            }
         }
         if (!unlimited.isEmpty()) {
             String names = String.join(", ", unlimited);
+            boolean one = unlimited.size() == 1;
             this.pool.connectors(-1, ", which does not limit " + names,
-                    ", or give " + ((unlimited.size() == 1) ? "that connector a limit of its own" : "those connectors limits of their own")
-                            + " where the application adds it (server.addBean(new NetworkConnectionLimit(n, connector))), "
-                            + "the limits together no larger than the queue.", 0);
+                    ", or give " + (one ? "that connector a limit of its own" : "those connectors limits of their own")
+                            + " in a JettyServerCustomizer (server.addBean(new NetworkConnectionLimit(n, connector))), "
+                            + "the limits together no larger than the queue: Spring Boot applies " + WebServerKind.JETTY
+                                .maxConnectionsProperty() + " to the connectors made before the customizers run, "
+                            + "not to one the application adds nor to server.ssl's.", 0);
         }
         else if (!limits.isEmpty()) {
-            this.pool.connectors((int) total, (limits.size() > 1) ? " and the NetworkConnectionLimit(s) the application added" : "", null, 0);
+            this.pool.connectors(mostConnections(network, limits),
+                    (limits.size() > 1) ? " and the NetworkConnectionLimit(s) the application added" : "", null, 0);
         }
+    }
+
+    /**
+     * Most connections the connectors may keep open together: the least sum of limits that
+     * cover them all (each limit bounds the connectors it covers together, and limits overlap:
+     * one over every connector bounds them all by itself). Exact over a few limits; beyond, the
+     * sum of them all.
+     */
+    static int mostConnections(List<NetworkConnector> connectors, List<NetworkConnectionLimit> limits) {
+        int k = limits.size();
+        if (k > 12) {
+            return (int) Math.min(Integer.MAX_VALUE,
+                    limits.stream().mapToLong((l) -> Math.max(0, l.getMaxNetworkConnectionCount())).sum());
+        }
+        long best = Long.MAX_VALUE;
+        for (int subset = 1; subset < (1 << k); subset++) {
+            boolean coversAll = true;
+            for (NetworkConnector connector : connectors) {
+                boolean covered = false;
+                for (int j = 0; j < k && !covered; j++) {
+                    covered = (subset & (1 << j)) != 0 && ((ContainerLifeCycle) connector).contains(limits.get(j));
+                }
+                coversAll &= covered;
+            }
+            if (coversAll) {
+                long sum = 0;
+                for (int j = 0; j < k; j++) {
+                    if ((subset & (1 << j)) != 0) {
+                        sum += Math.max(0, limits.get(j).getMaxNetworkConnectionCount());
+                    }
+                }
+                best = Math.min(best, sum);
+            }
+        }
+        return (int) Math.min(Integer.MAX_VALUE, best);
     }
 
     @Override

@@ -137,8 +137,21 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
                     + "(server.jetty.max-connections, which does not limit connector 1 [http/1.1])")
             .satisfies((e) -> assertThat(((PoolConfigurationException) e).getAction()).isEqualTo(
                     "Set pools.instances.http.queue-capacity to 2147483647 (unbounded, as Jetty's own executor), or give "
-                            + "that connector a limit of its own where the application adds it (server.addBean(new "
-                            + "NetworkConnectionLimit(n, connector))), the limits together no larger than the queue."));
+                            + "that connector a limit of its own in a JettyServerCustomizer (server.addBean(new "
+                            + "NetworkConnectionLimit(n, connector))), the limits together no larger than the queue: "
+                            + "Spring Boot applies server.jetty.max-connections to the connectors made before the "
+                            + "customizers run, not to one the application adds nor to server.ssl's."));
+    }
+
+    @Test
+    void aLimitOverEveryConnectorBoundsThemAll_withSpringBootsLimitOverTheFirst() {
+        // Found by a review (helper-125): overlapping limits were summed (8 + 16 > 16), refusing
+        // a server that keeps at most 16 connections open.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, OneLimitOverBoth.class)
+            .properties(PROPERTIES)
+            .properties("server.jetty.max-connections=8")
+            .run();
+        assertThat(server().getConnectors()).hasSize(2);
     }
 
     /** A second port, added as applications add one: by a customizer of default order, after the pool's. */
@@ -155,6 +168,23 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
                 // Spring Boot's limit (server.jetty.max-connections) covers the connectors made
                 // before the customizers ran: this one needs its own.
                 server.addBean(new NetworkConnectionLimit(8, connector));
+            });
+        }
+
+    }
+
+    /** A second port, and one limit of 16 over both ports. */
+    @Configuration(proxyBeanMethods = false)
+    static class OneLimitOverBoth {
+
+        @Bean
+        WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
+            return (factory) -> factory.addServerCustomizers((server) -> {
+                ServerConnector connector = new ServerConnector(server);
+                connector.setHost("127.0.0.1");
+                connector.setPort(0);
+                server.addConnector(connector);
+                server.addBean(new NetworkConnectionLimit(16, server.getConnectors()));
             });
         }
 
