@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -33,7 +35,8 @@ import org.springframework.beans.factory.config.DestructionAwareBeanPostProcesso
  * {@code TimedExecutorService} timers {@code executor} (run time) and {@code executor.idle}
  * (submit to start), and {@code pool.*} for the ants figures. Pools created after binding are
  * bound when they are made; a pool's meters are removed when its bean is destroyed. Like the
- * endpoint and health, only singleton pool beans have meters, not prototype or scoped ones.
+ * endpoint and health, only singleton pool beans have meters, not prototype or scoped ones; a
+ * scoped proxy is a singleton, whose timers listen to each new instance behind it.
  */
 class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor, BeanFactoryAware {
 
@@ -61,6 +64,9 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
     private final List<MeterRegistry> registries = new ArrayList<>();
 
     private final Map<Pool, Bound> bound = new IdentityHashMap<>();
+
+    /** The bound pools by bean name; guarded by this. */
+    private final Map<String, Pool> boundByName = new HashMap<>();
 
     private final LongSupplier nanoClock;
 
@@ -103,7 +109,24 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             }
             current.forEach((registry) -> bind(beanName, pool, registry));
         }
+        else if (bean instanceof Pool target && ScopedProxyUtils.isScopedTarget(beanName)) {
+            timeNewTarget(ScopedProxyUtils.getOriginalBeanName(beanName), target);
+        }
         return bean;
+    }
+
+    /**
+     * A new instance behind a scoped pool bean (@RefreshScope, say): the bean, a proxy, is bound
+     * once, and its gauges read the instance of the moment; its timers listen to each instance,
+     * or they would stop at the first one's end. The first instance, made by the bind's
+     * addListener through the proxy, is not yet recorded in bound and gets no second listener.
+     */
+    private synchronized void timeNewTarget(String name, Pool target) {
+        Pool proxy = this.boundByName.get(name);
+        Bound proxyBound = (proxy != null) ? this.bound.get(proxy) : null;
+        if (proxyBound != null) {
+            proxyBound.registered.forEach((r) -> target.addListener(r.timers));
+        }
     }
 
     @Override
@@ -124,6 +147,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
         if (removed == null) {
             return;
         }
+        this.boundByName.values().removeIf((p) -> p == pool);
         for (Registered r : removed.registered) {
             pool.removeListener(r.timers);
             r.meters.forEach(r.registry::remove);
@@ -132,6 +156,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     /** Binds the pool's meters, tagged with its bean name: the name it has in the pools endpoint too. */
     private synchronized void bind(String beanName, Pool pool, MeterRegistry registry) {
+        this.boundByName.put(beanName, pool);
         Bound poolBound = this.bound.computeIfAbsent(pool,
                 (p) -> new Bound(new Snapshot(p, this.nanoClock, this.snapshotLifetimeNanos), new ArrayList<>()));
         if (poolBound.registered.stream().anyMatch((r) -> r.registry == registry)) {

@@ -19,6 +19,7 @@ import io.github.workerpool.PoolListener;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -168,6 +169,15 @@ final class PoolEventPublisher
             Watch previous = this.watches.put(beanName, watch);
             if (previous != null) {
                 previous.pool.removeListener(previous);
+            }
+        }
+        else if (bean instanceof Pool target && ScopedProxyUtils.isScopedTarget(beanName)) {
+            // A new instance behind a scoped pool bean (@RefreshScope, say): the watch listens to
+            // each, or its events would stop at the first one's end. The first, made by the
+            // addListener above through the proxy, comes before the watch is recorded.
+            Watch watch = this.watches.get(ScopedProxyUtils.getOriginalBeanName(beanName));
+            if (watch != null) {
+                target.addListener(watch);
             }
         }
         return bean;
