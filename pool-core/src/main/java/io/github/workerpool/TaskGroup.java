@@ -415,6 +415,46 @@ public final class TaskGroup<R> {
         return values;
     }
 
+    /**
+     * Waits at most {@code timeout} until every task submitted so far is done, cancelling nothing
+     * (unlike the group's deadline); then {@link #awaitAll()} returns at once. As with
+     * {@code awaitAll()}, a cancelled task is done at once, and a group past its deadline has its
+     * unfinished tasks cancelled here.
+     *
+     * @param timeout the longest wait; zero or negative: no wait
+     * @return true if every task is done, false if the time ran out first
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if called from a task of this group (it would wait for itself)
+     */
+    public boolean await(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        notFromOwnTask("await(Duration)");
+        long nanos = Math.max(0L, PoolConfig.saturatedNanos(timeout)); // minus ages: no wait, not one of ages
+        long start = System.nanoTime();
+        while (true) {
+            boolean due = false;
+            lock.lock();
+            try {
+                while (pending > 0) {
+                    long left = nanos - (System.nanoTime() - start);
+                    if (left <= 0) {
+                        return false;
+                    }
+                    if (!awaitChangeLocked(left)) {
+                        due = true; // past the deadline: expire below, then look again
+                        break;
+                    }
+                }
+                if (!due) {
+                    return true;
+                }
+            } finally {
+                lock.unlock();
+            }
+            expire(); // past the deadline with tasks pending: the timer is late; do its work here
+        }
+    }
+
     /** Returns the handles of every task submitted so far, in submission order. */
     public List<Task<R>> tasks() {
         lock.lock();

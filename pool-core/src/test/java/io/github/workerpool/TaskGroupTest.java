@@ -91,7 +91,8 @@ class TaskGroupTest {
         TaskGroup.Task<String> task = group.submit(self -> {
             for (Callable<?> wait : List.<Callable<?>>of(
                     group::awaitAll, () -> group.completions().count(), self::get, self::await,
-                    () -> self.await(Duration.ofMinutes(1)), () -> self.get(1, TimeUnit.MINUTES))) {
+                    () -> self.await(Duration.ofMinutes(1)), () -> self.get(1, TimeUnit.MINUTES),
+                    () -> group.await(Duration.ofMinutes(1)))) {
                 try {
                     wait.call();
                 } catch (IllegalStateException e) {
@@ -102,8 +103,9 @@ class TaskGroupTest {
         });
         assertThat(task.await(WAIT)).as("the task ended").isTrue();
         assertThat(task.get()).isEqualTo("done");
-        assertThat(refused).hasSize(6);
+        assertThat(refused).hasSize(7);
         assertThat(refused.get(0)).hasMessageContaining("awaitAll() called from task 0 of the same group");
+        assertThat(refused.get(6)).hasMessageContaining("await(Duration) called from task 0 of the same group");
         assertThat(refused.get(2)).hasMessageContaining("get() of task 0 called from the task itself");
         assertThat(group.awaitAll()).containsExactly("done");
     }
@@ -312,6 +314,39 @@ class TaskGroupTest {
         // The running one too: its future holds a cancellation, whatever it threw on the interrupt.
         await().atMost(WAIT).until(() -> pool.stats().cancelled() == 6 && pool.stats().failed() == 0);
         assertThat(ran.get()).isZero();
+    }
+
+    @Test
+    void awaitWithATimeout_waitsForEveryTask_andCancelsNothing() throws Exception {
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch release = new CountDownLatch(1);
+        group.submit(() -> "quick");
+        group.submit(() -> {
+            Latches.pass(release);
+            return "slow";
+        });
+        assertThat(group.await(Duration.ofMillis(50))).as("the slow task still runs").isFalse();
+        assertThat(group.await(Duration.ofSeconds(Long.MIN_VALUE))).as("minus ages: no wait").isFalse();
+        assertThat(group.isStopped()).as("nothing cancelled").isFalse();
+        Thread waiter = Thread.currentThread();
+        Latches.releaseOnceWaiting(waiter, release);
+        assertThat(group.await(Duration.ofSeconds(Long.MAX_VALUE))).as("the longest wait ends with the tasks").isTrue();
+        assertThat(group.awaitAll()).containsExactly("quick", "slow");
+        assertThat(TaskGroup.of(pool).await(Duration.ZERO)).as("nothing submitted: done").isTrue();
+    }
+
+    @Test
+    void awaitWithATimeout_pastTheGroupsDeadline_cancelsWhatIsUnfinished() throws Exception {
+        WorkerPool pool = pool(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).deadline(Duration.ofMillis(100)).build());
+        group.submit(() -> {
+            new CountDownLatch(1).await(); // only the deadline ends this
+            return "slow";
+        });
+        assertThat(group.await(WAIT)).as("the deadline ended it, within the wait").isTrue();
+        assertThat(group.tasks().get(0).isCancelled()).isTrue();
+        assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class);
     }
 
     @Test
