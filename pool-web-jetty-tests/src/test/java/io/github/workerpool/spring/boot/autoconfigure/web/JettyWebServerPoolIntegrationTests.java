@@ -154,6 +154,15 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         assertThat(server().getConnectors()).hasSize(2);
     }
 
+    /** Adds a second port on 127.0.0.1, as an application's server customizer does. */
+    static ServerConnector addSecondPort(Server server) {
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        return connector;
+    }
+
     /** A second port, added as applications add one: by a customizer of default order, after the pool's. */
     @Configuration(proxyBeanMethods = false)
     static class SecondConnector {
@@ -161,10 +170,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         @Bean
         WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
             return (factory) -> factory.addServerCustomizers((server) -> {
-                ServerConnector connector = new ServerConnector(server);
-                connector.setHost("127.0.0.1");
-                connector.setPort(0);
-                server.addConnector(connector);
+                ServerConnector connector = addSecondPort(server);
                 // Spring Boot's limit (server.jetty.max-connections) covers the connectors made
                 // before the customizers ran: this one needs its own.
                 server.addBean(new NetworkConnectionLimit(8, connector));
@@ -180,10 +186,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         @Bean
         WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
             return (factory) -> factory.addServerCustomizers((server) -> {
-                ServerConnector connector = new ServerConnector(server);
-                connector.setHost("127.0.0.1");
-                connector.setPort(0);
-                server.addConnector(connector);
+                addSecondPort(server);
                 server.addBean(new NetworkConnectionLimit(16, server.getConnectors()));
             });
         }
@@ -196,12 +199,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
 
         @Bean
         WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
-            return (factory) -> factory.addServerCustomizers((server) -> {
-                ServerConnector connector = new ServerConnector(server);
-                connector.setHost("127.0.0.1");
-                connector.setPort(0);
-                server.addConnector(connector);
-            });
+            return (factory) -> factory.addServerCustomizers(JettyWebServerPoolIntegrationTests::addSecondPort);
         }
 
     }
