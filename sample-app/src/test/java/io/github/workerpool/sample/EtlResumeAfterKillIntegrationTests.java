@@ -131,9 +131,24 @@ class EtlResumeAfterKillIntegrationTests {
         assertThat(failed.get("error").asString()).startsWith("batch 53 failed in stage analyse");
     }
 
+    @Test
+    void aShutdownThatInterruptsAStepStuckPastTheWait_leavesTheJobToResume() throws Exception {
+        // Found by a review (helper-126): the etl pool's stop interrupts a step still running past
+        // the shutdown's wait (a hung call), the batch fails, and the job was recorded FAILED: the
+        // next start did not resume it (a kill -9 at the same moment would have).
+        ConfigurableApplicationContext first = startUntilStuck("sample.etl.shutdown-wait=100ms",
+                "pools.instances.etl.shutdown.await-termination-period=100ms");
+        EtlJob job = first.getBean(EtlJob.class);
+        first.close(); // the stuck call is never released: the pool's stop interrupts it
+        this.contexts.remove(first);
+        await().atMost(PATIENCE).until(job::state, (state) -> state != EtlJob.State.STOPPING);
+        assertThat(job.state()).isEqualTo(EtlJob.State.STOPPED);
+        assertThat(jdbc().queryForObject("SELECT state FROM etl_checkpoint", String.class)).isEqualTo("RUNNING");
+    }
+
     /** An app whose NLP service sticks on review {@value #STUCK_ID}, its job started and stuck there. */
-    private ConfigurableApplicationContext startUntilStuck() throws InterruptedException {
-        ConfigurableApplicationContext context = start(StuckNlp.class);
+    private ConfigurableApplicationContext startUntilStuck(String... properties) throws InterruptedException {
+        ConfigurableApplicationContext context = start(List.of(properties), StuckNlp.class);
         assertThat(http(context).post("/etl/start").status()).isEqualTo(202);
         assertThat(context.getBean(StuckNlp.class).reached.await(60, TimeUnit.SECONDS))
             .as("the job reached review " + STUCK_ID).isTrue();
@@ -141,9 +156,14 @@ class EtlResumeAfterKillIntegrationTests {
     }
 
     private ConfigurableApplicationContext start(Class<?>... extra) {
+        return start(List.of(), extra);
+    }
+
+    private ConfigurableApplicationContext start(List<String> more, Class<?>... extra) {
         List<Class<?>> sources = new ArrayList<>(List.of(SampleApplication.class));
         sources.addAll(List.of(extra));
         List<String> properties = new ArrayList<>(List.of(SampleAppTestSupport.FAST));
+        properties.addAll(more);
         properties.add("sample.data-dir=" + this.data);
         properties.add("server.port=0");
         properties.add("server.address=127.0.0.1");

@@ -80,7 +80,8 @@ public class CrawlerService {
      * @param succeeded pages fetched
      * @param failed    pages that failed, refused ones included
      * @param cancelled pages cancelled by the first failure
-     * @param refused   pages the crawler pool refused (queue full)
+     * @param refused   pages the crawler pool refused (queue full): a refusal fails the crawl fast, as a
+     *                  page's failure does, so the pages after it are cancelled, not refused
      * @param error     the failure that stopped the crawl, if any
      * @param sample    the first page's result, naming the thread that fetched it
      * @param millis    time taken

@@ -307,22 +307,26 @@ public class EtlJob implements DisposableBean {
 
     private void finish(boolean end, String failure) {
         synchronized (this.lock) {
-            if (failure != null) {
+            if (failure != null && !(this.shuttingDown && !this.stoppedByUser)) {
                 this.error = failure;
                 this.state = State.FAILED;
                 this.checkpoint.state(JdbcCheckpoint.State.FAILED);
             }
-            else if (end && !this.shuttingDown) {
+            else if (failure == null && end && !this.shuttingDown) {
                 this.state = State.DONE;
                 this.checkpoint.state(JdbcCheckpoint.State.DONE);
                 logger.info("ETL job done: {}", this.checkpoint.load().orElse(EtlCheckpoint.START));
             }
             else if (this.shuttingDown && !this.stoppedByUser) {
                 // Leave the recorded state RUNNING: the next start resumes from the checkpoint. Not
-                // after a Stop that the shutdown came in the middle of: that run stays stopped.
+                // after a Stop that the shutdown came in the middle of: that run stays stopped. A
+                // failure now is most likely the shutdown's interrupt of a step that outlasted the
+                // drain (a hung call): the batch runs again at the next start, and fails there if
+                // the failure was its own.
                 this.state = State.STOPPED;
-                logger.info("ETL job interrupted by shutdown at {}; it resumes at the next start",
-                        this.checkpoint.load().orElse(EtlCheckpoint.START));
+                logger.info("ETL job interrupted by shutdown at {}; it resumes at the next start{}",
+                        this.checkpoint.load().orElse(EtlCheckpoint.START),
+                        (failure != null) ? " (a step ended with: " + failure + ")" : "");
             }
             else {
                 this.state = State.STOPPED;
@@ -391,9 +395,17 @@ public class EtlJob implements DisposableBean {
             thread = this.driver;
         }
         if (thread != null) {
-            thread.join(Duration.ofSeconds(30).toMillis());
+            Duration wait = this.properties.getShutdownWait();
+            long millis;
+            try {
+                millis = Math.max(1, wait.toMillis());
+            }
+            catch (ArithmeticException ages) {
+                millis = Long.MAX_VALUE;
+            }
+            thread.join(millis);
             if (thread.isAlive()) {
-                logger.warn("ETL driver did not stop within 30 s of shutdown");
+                logger.warn("ETL driver did not stop within {} of shutdown (sample.etl.shutdown-wait)", wait);
             }
         }
         Pipeline p = this.pipeline;

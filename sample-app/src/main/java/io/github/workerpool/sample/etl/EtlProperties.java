@@ -34,6 +34,24 @@ public class EtlProperties {
     /** Whether a job that was running when the app stopped resumes at startup. */
     private boolean resumeOnStartup = true;
 
+    /**
+     * How long a shutdown waits for the batches in flight to reach their next stage boundary,
+     * before the pools stop (and interrupt the steps still running after their own await period).
+     */
+    private Duration shutdownWait = Duration.ofSeconds(30);
+
+    public Duration getShutdownWait() {
+        return this.shutdownWait;
+    }
+
+    public void setShutdownWait(Duration shutdownWait) {
+        if (shutdownWait == null || shutdownWait.isNegative()) {
+            throw new IllegalArgumentException("sample.etl.shutdown-wait must not be negative, but was " + shutdownWait
+                    + "; set it to how long a shutdown may wait for the ETL batches in flight, 30s by default");
+        }
+        this.shutdownWait = shutdownWait;
+    }
+
     public int getRows() {
         return this.rows;
     }

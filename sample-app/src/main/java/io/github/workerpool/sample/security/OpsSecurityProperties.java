@@ -1,5 +1,8 @@
 package io.github.workerpool.sample.security;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -19,6 +22,23 @@ public class OpsSecurityProperties {
 
     /** User without the OPS role; defined only when its password is set. */
     private final User viewer = new User("viewer");
+
+    /**
+     * Host names the service answers to (the Host header), besides server.address: a request for
+     * another is refused with 400. A page whose own name an attacker points at 127.0.0.1 (DNS
+     * rebinding) is same-origin with its requests, so CSRF checks alone do not stop it.
+     */
+    private List<String> allowedHosts = new ArrayList<>(List.of("localhost", "127.0.0.1", "[::1]"));
+
+    /** Returns the host names the service answers to, besides server.address. */
+    public List<String> getAllowedHosts() {
+        return this.allowedHosts;
+    }
+
+    /** Sets the host names the service answers to, besides server.address. */
+    public void setAllowedHosts(List<String> allowedHosts) {
+        this.allowedHosts = allowedHosts;
+    }
 
     /** Returns the ops user's settings. */
     public User getOps() {

@@ -1,8 +1,11 @@
 package io.github.workerpool.sample.security;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 
 import jakarta.servlet.http.HttpServletResponse;
@@ -11,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -26,6 +30,8 @@ import org.springframework.security.web.access.AccessDeniedHandlerImpl;
 import org.springframework.security.web.access.DelegatingAccessDeniedHandler;
 import org.springframework.security.web.csrf.CsrfException;
 import org.springframework.security.web.csrf.CsrfFilter;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 import org.springframework.security.web.util.matcher.AndRequestMatcher;
 import org.springframework.security.web.util.matcher.NegatedRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
@@ -102,6 +108,42 @@ class SecurityConfiguration {
         http.exceptionHandling((exceptions) -> exceptions
                 .accessDeniedHandler(new DelegatingAccessDeniedHandler(denied, new AccessDeniedHandlerImpl())));
         return http.build();
+    }
+
+    /**
+     * Answers only requests for the host names the service knows (sample.security.allowed-hosts
+     * and server.address): against DNS rebinding, where a page's own name is pointed at
+     * 127.0.0.1 and its requests are same-origin, CSRF token and all.
+     */
+    @Bean
+    StrictHttpFirewall httpFirewall(OpsSecurityProperties properties, Environment environment) {
+        Set<String> allowed = new HashSet<>();
+        properties.getAllowedHosts().forEach((host) -> allowed.add(host.toLowerCase(Locale.ROOT)));
+        String address = environment.getProperty("server.address");
+        if (StringUtils.hasText(address)) {
+            allowed.add(address.toLowerCase(Locale.ROOT));
+            allowed.add("[" + address.toLowerCase(Locale.ROOT) + "]"); // an IPv6 address as a Host header writes it
+        }
+        StrictHttpFirewall firewall = new StrictHttpFirewall();
+        firewall.setAllowedHostnames((host) -> allowed.contains(host.toLowerCase(Locale.ROOT)));
+        return firewall;
+    }
+
+    /** A request the firewall refuses: 400, saying why, and for a host name, the fix. */
+    @Bean
+    RequestRejectedHandler requestRejectedHandler(OpsSecurityProperties properties) {
+        return (request, response, ex) -> {
+            String host = request.getServerName();
+            // StrictHttpFirewall's words for a host name it does not allow: "the domain ... is untrusted".
+            String message = (ex.getMessage() != null && ex.getMessage().contains("untrusted"))
+                            ? "this service does not answer to host '" + host + "' (sample.security.allowed-hosts: "
+                                    + properties.getAllowedHosts() + ", and server.address): add it to reach the "
+                                    + "service by that name"
+                            : "request rejected: " + ex.getMessage();
+            response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+            response.setContentType("text/plain;charset=UTF-8");
+            response.getWriter().write(message);
+        };
     }
 
     @Bean
