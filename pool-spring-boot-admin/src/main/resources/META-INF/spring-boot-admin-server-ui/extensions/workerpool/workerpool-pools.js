@@ -134,7 +134,10 @@
       return (error && error.message) || 'request failed';
     }
     var data = response.data || {};
-    var reason = (typeof data === 'object' && data.message) || response.statusText || '';
+    // A JSON error's message; else a text body as it came (a WebFlux security 403 is plain text).
+    var reason = (typeof data === 'object' && data.message)
+      || (typeof data === 'string' && data.trim() !== '' ? data.trim().slice(0, 300) : '')
+      || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
     // The endpoint's own 404 names the pool; any other (Spring's "No static resource ...", with
     // server.error.include-message) means the write is not mapped: writes are off.
@@ -143,8 +146,9 @@
         + 'management.endpoint.pools.access=unrestricted on it)';
     }
     if (response.status === 401 || response.status === 403) {
-      var credentials = 'Spring Boot Admin calls this instance without a user allowed to tune: set the instance\'s '
-        + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*';
+      var credentials = 'if the instance refused it, Spring Boot Admin calls it without a user allowed to tune: set '
+        + 'the instance\'s user.name and user.password metadata, or spring.boot.admin.instance-auth.*; if Spring Boot '
+        + 'Admin itself did, log in to it again';
       // SBA passes the browser's Origin on, so an instance that asks browsers for a CSRF token
       // asks it of SBA's call too, which carries none; credentials are what it needs.
       text = /csrf/i.test(String(reason))
@@ -205,7 +209,30 @@
     if ('capacity' in body && form.adaptive === true && !('adaptive' in body)) {
       body.adaptive = true;
     }
+    // Adaptive switched off alone: the endpoint would go back to the configured capacity, which
+    // the form does not show. The pool keeps the capacity the form shows (the limit it had).
+    if (body.adaptive === false && !('capacity' in body) && /^-?\d+$/.test(String(form.capacity).trim())) {
+      body.capacity = Number(String(form.capacity).trim());
+    }
     return body;
+  }
+
+  /**
+   * The options that changed in the pool since its form opened, by another hand (a refresh, an
+   * operator, another tab); an adaptive pool's capacity moves by itself and is not counted.
+   */
+  function changedUnder(base, latest) {
+    return OPTIONS.map(function (option) {
+      return option.name;
+    }).filter(function (name) {
+      if (!(name in base) || !(name in latest)) {
+        return false;
+      }
+      if (name === 'capacity' && base.adaptive === true && latest.adaptive === true) {
+        return false;
+      }
+      return base[name] !== latest[name];
+    });
   }
 
   function summary(body) {
@@ -310,6 +337,24 @@
 
       function tune(name) {
         var form = state.forms[name];
+        var latest = formFrom(state.pools[name]);
+        var moved = changedUnder(form.base, latest);
+        if (moved.length > 0) {
+          // Applied from stale values, a field put back to what the form showed would send
+          // nothing, and the adaptive box would switch sizing on or off unasked: start again from
+          // the pool as it is now (fields the user had not touched follow it) and let them look.
+          var what = moved.map(function (key) {
+            return key + ' ' + form.base[key] + ' \u2192 ' + latest[key];
+          }).join(', ');
+          moved.forEach(function (key) {
+            if (form.values[key] === form.base[key]) {
+              form.values[key] = latest[key];
+            }
+          });
+          form.base = latest;
+          say(name, 'the pool changed while the form was open (' + what + '): check the form and apply again', false);
+          return;
+        }
         var body = changes(form.base, form.values);
         if (Object.keys(body).length === 0) {
           say(name, 'nothing changed', true);
@@ -434,8 +479,9 @@
           h('div', { class: 'wp-options' }, rows),
           h('div', { class: 'wp-actions' }, [
             h('button', { type: 'submit', class: 'wp-button wp-primary', 'data-action': 'apply',
-              disabled: !!state.busy[name] }, 'Apply'),
+              'aria-label': 'Apply to pool ' + name, disabled: !!state.busy[name] }, 'Apply'),
             h('button', { type: 'button', class: 'wp-button', 'data-action': 'cancel',
+              'aria-label': 'Cancel the tune of pool ' + name,
               onClick: function () { closeForm(name); } }, 'Cancel'),
           ]),
         ]);
@@ -451,17 +497,18 @@
             h('h3', [name, pool.closed ? h('span', { class: 'wp-closed' }, 'closed') : null]),
             h('div', { class: 'wp-actions' }, [
               h('button', { type: 'button', class: 'wp-button', 'data-action': 'tune',
-                disabled: !!state.forms[name],
+                'aria-label': 'Tune pool ' + name, disabled: !!state.forms[name],
                 onClick: function () { openForm(name); } }, 'Tune'),
               h('button', { type: 'button', class: 'wp-button', 'data-action': 'purge',
-                disabled: !!state.busy[name],
+                'aria-label': 'Purge the idle workers of pool ' + name, disabled: !!state.busy[name],
                 onClick: function () { purge(name); } }, 'Purge idle'),
             ]),
           ]),
           renderFigures(pool),
           state.forms[name] ? renderForm(name) : renderConfig(pool),
-          h('p', { class: 'wp-message' + (message && !message.ok ? ' wp-error' : ''), 'data-field': 'message' },
-            message ? message.text : ''),
+          // Announced by screen readers: the answer of a tune or purge.
+          h('p', { class: 'wp-message' + (message && !message.ok ? ' wp-error' : ''), 'data-field': 'message',
+            role: 'status', 'aria-live': 'polite' }, message ? message.text : ''),
         ]);
       }
 

@@ -406,11 +406,15 @@ class PoolsViewBrowserTests {
             click(crawler.findElement(By.cssSelector("[data-action=tune]")));
             WebElement box = this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-option=adaptive]"));
             assertThat(box.isSelected()).isTrue();
+            String shown = this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-option=capacity]"))
+                .getAttribute("value");
             click(box);
             click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=apply]")));
-            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText().equals("tuned: adaptive false"));
+            // Switched off, it keeps the capacity the form shows (idle, the limit is the configured one here).
+            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText()
+                    .equals("tuned: adaptive false, capacity " + shown));
             assertThat(Http.get(crawlerOfOne).get("adaptive").get("enabled").asBoolean()).isFalse();
-            assertThat(Http.get(crawlerOfOne).get("capacity").asInt()).isEqualTo(configured);
+            assertThat(Http.get(crawlerOfOne).get("capacity").asInt()).isEqualTo(Integer.parseInt(shown)).isEqualTo(configured);
             wait.until((d) -> d.findElement(pool("crawler")).findElement(By.cssSelector("[data-config=adaptive]"))
                     .getText().equals("off (vegas within 1-128, drop-on TimeoutException; configured " + configured + ")"));
             // Found by a review: a capacity typed with the box still checked was sent alone, which
@@ -435,6 +439,131 @@ class PoolsViewBrowserTests {
         finally {
             Http.post(crawlerOfOne + "/tune", "{\"adaptive\": true, \"capacity\": " + configured + "}",
                     SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void switchingAdaptiveOff_keepsTheCapacityTheFormShows() throws Exception {
+        // Found by a review (helper-127): the form shows the adaptive limit (20 here), and switching
+        // sizing off sent {"adaptive": false} alone, which goes back to the configured capacity
+        // (64), shown nowhere; with capacity -1 configured, the pool became unbounded.
+        openBrowser();
+        ObjectNode crawler = (ObjectNode) Http.get(this.actuators.get("one") + "/pools").get("pools").get("crawler").deepCopy();
+        assertThat(crawler.get("adaptive").get("enabled").asBoolean()).as(crawler.toString()).isTrue();
+        crawler.put("capacity", 20);
+        ((ObjectNode) crawler.get("config")).put("capacity", 20);
+        ((ObjectNode) crawler.get("adaptive")).put("configuredCapacity", 64).put("limit", 20);
+        List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"crawler\": " + crawler + "}}");
+            }
+            else if (path.equals("/actuator/pools/crawler/tune")) {
+                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                answer(exchange, 200, ACTUATOR_JSON, crawler.toString());
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-adaptive");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            click(wait.until(ExpectedConditions.presenceOfElementLocated(pool("crawler")))
+                .findElement(By.cssSelector("[data-action=tune]")));
+            WebElement form = this.browser.findElement(pool("crawler"));
+            assertThat(form.findElement(By.cssSelector("[data-option=capacity]")).getAttribute("value")).isEqualTo("20");
+            click(form.findElement(By.cssSelector("[data-option=adaptive]")));
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText()
+                    .equals("tuned: adaptive false, capacity 20"));
+            assertThat(tunes).containsExactly("{\"adaptive\":false,\"capacity\":20}");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aPoolChangedWhileItsFormIsOpen_isShownBeforeAnythingIsSent() throws Exception {
+        // Found by a review (helper-127): the form kept the values it opened with, so a capacity
+        // put back to them after a refresh had changed the pool sent nothing ("nothing changed"),
+        // and a stale adaptive box switched sizing on or off unasked.
+        openBrowser();
+        ObjectNode mail = (ObjectNode) Http.get(this.actuators.get("one") + "/pools").get("pools").get("mail").deepCopy();
+        mail.put("capacity", 8);
+        ((ObjectNode) mail.get("config")).put("capacity", 8);
+        java.util.concurrent.atomic.AtomicReference<String> now = new java.util.concurrent.atomic.AtomicReference<>(
+                "{\"pools\": {\"mail\": " + mail + "}}");
+        List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, now.get());
+            }
+            else if (path.equals("/actuator/pools/mail/tune")) {
+                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                answer(exchange, 200, ACTUATOR_JSON, mail.toString());
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-stale");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            click(wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")))
+                .findElement(By.cssSelector("[data-action=tune]")));
+            ObjectNode refreshed = mail.deepCopy();
+            refreshed.put("capacity", 16);
+            ((ObjectNode) refreshed.get("config")).put("capacity", 16);
+            now.set("{\"pools\": {\"mail\": " + refreshed + "}}"); // a refresh, while the form is open
+            wait.until((d) -> field(d.findElement(pool("mail")), "capacity").getText().equals("16"));
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText()
+                    .startsWith("the pool changed while the form was open (capacity 8 \u2192 16)"));
+            assertThat(tunes).as("nothing sent").isEmpty();
+            WebElement capacity = this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-option=capacity]"));
+            assertThat(capacity.getAttribute("value")).as("an untouched field follows the pool").isEqualTo("16");
+            option(this.browser.findElement(pool("mail")), "capacity", "8");
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().equals("tuned: capacity 8"));
+            assertThat(tunes).containsExactly("{\"capacity\":8}");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    void aRefusalInPlainText_isShownAsItCame() throws Exception {
+        // Found by a review (helper-127): a body that is not a JSON object (a WebFlux security 403
+        // is plain text) was dropped, and every 403 blamed the instance's credentials.
+        openBrowser();
+        JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, pools.toString());
+            }
+            else {
+                answer(exchange, 403, "text/plain", "An expected CSRF token cannot be found");
+            }
+        });
+        try {
+            String id = register(stub, "stub-text");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            click(wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")))
+                .findElement(By.cssSelector("[data-action=purge]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().startsWith("403"));
+            WebElement message = field(this.browser.findElement(pool("mail")), "message");
+            assertThat(message.getText()).contains("An expected CSRF token cannot be found")
+                .contains("if Spring Boot Admin itself did, log in to it again");
+            assertThat(message.getAttribute("aria-live")).as("announced to screen readers").isEqualTo("polite");
+        }
+        finally {
+            stub.stop(0);
         }
     }
 
