@@ -90,7 +90,7 @@
       }).join(', ');
     }
     return adaptive.enabled ? 'on, ' + bounds + ', limit ' + adaptive.limit
-      : 'off (' + bounds + '; configured ' + adaptive.configuredCapacity + ')';
+      : 'off (' + bounds + '; configured ' + figure('capacity', adaptive.configuredCapacity) + ')';
   }
 
   /**
@@ -420,7 +420,9 @@
         var rows = Object.keys(config).map(function (key) {
           return h('tr', [
             h('th', key),
-            h('td', { 'data-config': key }, shown(config[key])),
+            // capacity -1 and queueCapacity 2147483647 in words, as the figures say them.
+            h('td', { 'data-config': key }, (key === 'capacity' || key === 'queueCapacity')
+              ? figure(key, config[key]) : shown(config[key])),
           ]);
         });
         if (pool.adaptive) {

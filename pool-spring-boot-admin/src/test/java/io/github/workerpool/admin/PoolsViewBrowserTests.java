@@ -542,9 +542,11 @@ class PoolsViewBrowserTests {
         // is plain text) was dropped, and every 403 blamed the instance's credentials.
         openBrowser();
         JsonNode pools = Http.get(this.actuators.get("one") + "/pools");
+        ObjectNode mail = (ObjectNode) pools.get("pools").get("mail").deepCopy();
+        ((ObjectNode) mail.get("config")).put("queueCapacity", Integer.MAX_VALUE);
         HttpServer stub = stubInstance((exchange, path) -> {
             if (path.equals("/actuator/pools")) {
-                answer(exchange, 200, ACTUATOR_JSON, pools.toString());
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"mail\": " + mail + "}}");
             }
             else {
                 answer(exchange, 403, "text/plain", "An expected CSRF token cannot be found");
@@ -561,6 +563,9 @@ class PoolsViewBrowserTests {
             assertThat(message.getText()).contains("An expected CSRF token cannot be found")
                 .contains("if Spring Boot Admin itself did, log in to it again");
             assertThat(message.getAttribute("aria-live")).as("announced to screen readers").isEqualTo("polite");
+            // The options say an unbounded queue in words, as the figures do (not 2147483647).
+            assertThat(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-config=queueCapacity]"))
+                .getText()).isEqualTo("unbounded");
         }
         finally {
             stub.stop(0);
