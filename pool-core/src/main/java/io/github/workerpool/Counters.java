@@ -13,8 +13,8 @@ final class Counters {
      *     queue, which the queue engine counts itself (an unbounded queue in a cell per
      *     submitting thread, OfferCounts; a bounded one in its `admitted` slots;
      *     Engine.submittedTotal puts them together).
-     *   - rejected, and cancelled tasks returned by shutdownNow (`returned`): LongAdders, bumped
-     *     off the hot path.
+     *   - rejected, cancelled tasks returned by shutdownNow (`returned`) and tasks whose caller
+     *     withdrew them while it waited (`withdrawn`): LongAdders, bumped off the hot path.
      *   - completed, failed, cancelled-before-start: fields of each Worker, written only by its
      *     thread (release stores), read by stats() under the pool's lock, and folded into the
      *     retired* sums here when the worker exits (retireLocked), so no count is lost or
@@ -37,6 +37,8 @@ final class Counters {
      */
     final LongAdder routedRefused = new LongAdder();
     final LongAdder returned = new LongAdder();
+    /** Callers that gave up waiting for a worker because their task group stopped: cancelled, not refused. */
+    final LongAdder withdrawn = new LongAdder();
     final LongAdder queueTimeouts = new LongAdder();
     final LongAdder runTimeouts = new LongAdder();
     private long retiredCompleted;                                   // guarded by the pool's lock
@@ -54,7 +56,7 @@ final class Counters {
     Finished finishedLocked(Iterable<Worker> live, long retiredPolled) {
         long completed = retiredCompleted;
         long failed = retiredFailed;
-        long cancelled = retiredCancelled + returned.sum();
+        long cancelled = retiredCancelled + returned.sum() + withdrawn.sum();
         long polled = retiredPolled;
         for (Worker w : live) {
             completed += w.completed();

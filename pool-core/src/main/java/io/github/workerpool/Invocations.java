@@ -48,9 +48,16 @@ final class Invocations {
         private final Object executor;
         private final Thread thread = Thread.currentThread();
         private final String what; // for the rejection: "the timeout of the caller's invokeAll or invokeAny"
+        /** Whether the caller withdraws (a group that stopped: no refusal of the pool's) or is refused (a timed call). */
+        private final boolean withdraws;
         private volatile long nanos;
 
         private Deadline(Executor executor, long nanos, String what) {
+            this(executor, nanos, what, false);
+        }
+
+        private Deadline(Executor executor, long nanos, String what, boolean withdraws) {
+            this.withdraws = withdraws;
             Object e = executor;
             for (int hops = 0; e instanceof ForwardingPool forwarding && hops < 16; hops++) {
                 e = forwarding.delegate(); // a Spring pool: its pool
@@ -68,6 +75,14 @@ final class Invocations {
         /** What ends the waits, for the rejection's message. */
         String what() {
             return what;
+        }
+
+        /**
+         * Whether a caller giving up here withdraws its task rather than being refused: the pool
+         * neither counts a rejection nor tells its listeners (a group's cancel is no overload).
+         */
+        boolean withdraws() {
+            return withdraws;
         }
 
         /** Ends the thread's wait now: it gives up at its next look (woken if another thread calls this). */
@@ -109,10 +124,12 @@ final class Invocations {
      * {@link #within}. A timed call this submit runs in, on the same executor, ends it no later.
      */
     static Deadline forGroup(Executor executor, long nanos) {
-        Deadline d = new Deadline(executor, nanos, "the task group's deadline, cancel or fail-fast");
+        Deadline d = new Deadline(executor, nanos, "the task group stopped (its deadline, cancel or fail-fast)", true);
         Deadline outer = DEADLINE.get();
         if (outer != null && outer.executor == d.executor && outer.nanos - nanos < 0) {
-            d.nanos = outer.nanos; // a rejection listener's group submit inside a timed invokeAll, say
+            // A rejection listener's group submit inside a timed invokeAll, say: that call's
+            // deadline comes first, and giving up there is its refusal.
+            d = new Deadline(executor, outer.nanos, outer.what, false);
         }
         return d;
     }

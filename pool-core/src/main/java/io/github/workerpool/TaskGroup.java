@@ -436,6 +436,10 @@ public final class TaskGroup<R> {
             lock.lock();
             try {
                 while (pending > 0) {
+                    if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
+                        due = true; // past the deadline, the timer late: its cancels first, even with no wait
+                        break;
+                    }
                     long left = nanos - (System.nanoTime() - start);
                     if (left <= 0) {
                         return false;

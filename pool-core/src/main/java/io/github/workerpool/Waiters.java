@@ -227,8 +227,8 @@ final class Waiters {
                             throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
                         }
                         if (invokeTimedOut) {
-                            throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker before "
-                                    + until.what());
+                            String why = "pool '" + pool.name() + "' had no free worker before " + until.what();
+                            throw until.withdraws() ? pool.withdrawn(why) : pool.rejectOverload(why);
                         }
                         throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker within "
                                 + Duration.ofNanos(timeout) + " (blockingTimeout)");

@@ -645,6 +645,17 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
         return rejected(new PoolOverloadException(name, message));
     }
 
+    /**
+     * A caller that gave up its wait for a worker because what it submits for ended (a task
+     * group that stopped): no refusal of the pool's, so counted as cancelled, not rejected, and
+     * not told to the listeners as a rejection.
+     */
+    PoolOverloadException withdrawn(String message) {
+        counters.withdrawn.increment();
+        String multi = multiPoolName;
+        return new PoolOverloadException((multi != null && ROUTED.get() == this) ? multi : name, message);
+    }
+
     /** The name of the MultiPool this pool is a sub-pool of, or null; set once by MultiPool.of. */
     volatile String multiPoolName;
 

@@ -379,6 +379,8 @@ class TaskGroupTest {
             assertThat(task.isCancelled()).as("cancelled by the deadline, not run").isTrue();
             assertThatThrownBy(group::awaitAll).isInstanceOf(TimeoutException.class);
             assertThat(pool.waiting()).isZero();
+            // Withdrawn, not refused (helper-129): a group's end is no overload of the pool's.
+            assertThat(pool.stats().rejected()).isZero();
         } finally {
             release.countDown();
             submitter.shutdownNow();
@@ -415,6 +417,7 @@ class TaskGroupTest {
             assertThat(all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
             assertThat(fromListener.get()).as("refused: its wait ended with the invokeAll's")
                 .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(((Throwable) fromListener.get()).getMessage()).contains("invokeAll");
             assertThat(group.get().tasks().get(0).error()).isSameAs(fromListener.get());
         } finally {
             release.countDown();
@@ -442,6 +445,7 @@ class TaskGroupTest {
                 TaskGroup.Task<String> task = submitted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(task.isCancelled()).as(executor + ": not run").isTrue();
                 assertThat(waitedIn.waiting()).isZero();
+                assertThat(waitedIn.stats().rejected()).as("withdrawn, not refused").isZero();
             } finally {
                 release.countDown();
                 submitter.shutdownNow();

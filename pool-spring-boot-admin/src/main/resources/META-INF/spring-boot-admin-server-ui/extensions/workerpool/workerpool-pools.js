@@ -43,7 +43,7 @@
     { name: 'queueTimeout', kind: 'duration', hint: 'e.g. 500ms; empty = none' },
     { name: 'runTimeout', kind: 'duration', hint: 'e.g. 10s; empty = none' },
     // Only for a pool that can be adaptive (POOL's adaptive object is not null); not in config.
-    { name: 'adaptive', kind: 'bool', hint: 'capacity follows the tasks\' run time; off restores the configured one',
+    { name: 'adaptive', kind: 'bool', hint: 'capacity follows the tasks\' run time; off keeps the capacity it has then',
       adaptive: true },
   ];
 
@@ -338,6 +338,12 @@
       function tune(name) {
         var form = state.forms[name];
         var latest = formFrom(state.pools[name]);
+        if (form.base.adaptive === true && latest.adaptive === true && form.values.capacity === form.base.capacity) {
+          // Adaptive sizing has moved the capacity since the form opened: an untouched field
+          // follows it, so that switching sizing off keeps the capacity the pool has now.
+          form.values.capacity = latest.capacity;
+          form.base.capacity = latest.capacity;
+        }
         var moved = changedUnder(form.base, latest);
         if (moved.length > 0) {
           // Applied from stale values, a field put back to what the form showed would send

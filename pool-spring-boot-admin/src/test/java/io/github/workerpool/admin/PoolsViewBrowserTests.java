@@ -454,9 +454,10 @@ class PoolsViewBrowserTests {
         ((ObjectNode) crawler.get("config")).put("capacity", 20);
         ((ObjectNode) crawler.get("adaptive")).put("configuredCapacity", 64).put("limit", 20);
         List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<ObjectNode> now = new java.util.concurrent.atomic.AtomicReference<>(crawler);
         HttpServer stub = stubInstance((exchange, path) -> {
             if (path.equals("/actuator/pools")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"crawler\": " + crawler + "}}");
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"crawler\": " + now.get() + "}}");
             }
             else if (path.equals("/actuator/pools/crawler/tune")) {
                 tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
@@ -474,11 +475,18 @@ class PoolsViewBrowserTests {
                 .findElement(By.cssSelector("[data-action=tune]")));
             WebElement form = this.browser.findElement(pool("crawler"));
             assertThat(form.findElement(By.cssSelector("[data-option=capacity]")).getAttribute("value")).isEqualTo("20");
-            click(form.findElement(By.cssSelector("[data-option=adaptive]")));
+            // The limit moves on while the form is open: switched off, the pool keeps the one it has then.
+            ObjectNode moved = crawler.deepCopy();
+            moved.put("capacity", 30);
+            ((ObjectNode) moved.get("config")).put("capacity", 30);
+            ((ObjectNode) moved.get("adaptive")).put("limit", 30);
+            now.set(moved);
+            wait.until((d) -> field(d.findElement(pool("crawler")), "capacity").getText().equals("30"));
+            click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-option=adaptive]")));
             click(this.browser.findElement(pool("crawler")).findElement(By.cssSelector("[data-action=apply]")));
             wait.until((d) -> field(d.findElement(pool("crawler")), "message").getText()
-                    .equals("tuned: adaptive false, capacity 20"));
-            assertThat(tunes).containsExactly("{\"adaptive\":false,\"capacity\":20}");
+                    .equals("tuned: adaptive false, capacity 30"));
+            assertThat(tunes).containsExactly("{\"adaptive\":false,\"capacity\":30}");
         }
         finally {
             stub.stop(0);

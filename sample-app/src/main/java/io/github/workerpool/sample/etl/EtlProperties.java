@@ -36,7 +36,8 @@ public class EtlProperties {
 
     /**
      * How long a shutdown waits for the batches in flight to reach their next stage boundary,
-     * before the pools stop (and interrupt the steps still running after their own await period).
+     * before the pools stop (the etl pool interrupts the analyse calls still running after its
+     * own await period).
      */
     private Duration shutdownWait = Duration.ofSeconds(30);
 

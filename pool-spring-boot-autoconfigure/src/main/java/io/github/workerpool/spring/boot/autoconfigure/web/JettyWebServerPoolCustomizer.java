@@ -139,10 +139,11 @@ final class JettyWebServerPoolCustomizer
     }
 
     /**
-     * Most connections the connectors may keep open together: the least sum of limits that
-     * cover them all (each limit bounds the connectors it covers together, and limits overlap:
-     * one over every connector bounds them all by itself). Exact over a few limits; beyond, the
-     * sum of them all.
+     * Most connections the connectors may keep open together, on the safe side: the least sum
+     * of whole limits that cover them all (each limit bounds the connectors it covers together:
+     * one over every connector bounds them all by itself). Exact unless limits partly overlap
+     * ({A,B}, {B,C}, {A,C} of n each: 2n, where 1.5n is the true most); over 12 limits, the sum
+     * of them all.
      */
     static int mostConnections(List<NetworkConnector> connectors, List<NetworkConnectionLimit> limits) {
         int k = limits.size();
