@@ -455,18 +455,8 @@ class PoolsViewBrowserTests {
         ((ObjectNode) crawler.get("adaptive")).put("configuredCapacity", 64).put("limit", 20);
         List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicReference<ObjectNode> now = new java.util.concurrent.atomic.AtomicReference<>(crawler);
-        HttpServer stub = stubInstance((exchange, path) -> {
-            if (path.equals("/actuator/pools")) {
-                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"crawler\": " + now.get() + "}}");
-            }
-            else if (path.equals("/actuator/pools/crawler/tune")) {
-                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                answer(exchange, 200, ACTUATOR_JSON, crawler.toString());
-            }
-            else {
-                answer(exchange, 404, "application/json", "{}");
-            }
-        });
+        HttpServer stub = tunableStub(() -> "{\"pools\": {\"crawler\": " + now.get() + "}}", "crawler", tunes,
+                crawler.toString());
         try {
             String id = register(stub, "stub-adaptive");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
@@ -505,18 +495,7 @@ class PoolsViewBrowserTests {
         java.util.concurrent.atomic.AtomicReference<String> now = new java.util.concurrent.atomic.AtomicReference<>(
                 "{\"pools\": {\"mail\": " + mail + "}}");
         List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        HttpServer stub = stubInstance((exchange, path) -> {
-            if (path.equals("/actuator/pools")) {
-                answer(exchange, 200, ACTUATOR_JSON, now.get());
-            }
-            else if (path.equals("/actuator/pools/mail/tune")) {
-                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                answer(exchange, 200, ACTUATOR_JSON, mail.toString());
-            }
-            else {
-                answer(exchange, 404, "application/json", "{}");
-            }
-        });
+        HttpServer stub = tunableStub(now::get, "mail", tunes, mail.toString());
         try {
             String id = register(stub, "stub-stale");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
@@ -655,18 +634,7 @@ class PoolsViewBrowserTests {
         java.util.List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
         String pools = "{\"pools\": {\"toString\": " + mail.put("name", "toString") + ", \"constructor\": "
                 + mail.deepCopy().put("name", "constructor") + "}}";
-        HttpServer stub = stubInstance((exchange, path) -> {
-            if (path.equals("/actuator/pools")) {
-                answer(exchange, 200, ACTUATOR_JSON, pools);
-            }
-            else if (path.equals("/actuator/pools/toString/tune")) {
-                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                answer(exchange, 200, ACTUATOR_JSON, mail.toString());
-            }
-            else {
-                answer(exchange, 404, "application/json", "{}");
-            }
-        });
+        HttpServer stub = tunableStub(() -> pools, "toString", tunes, mail.toString());
         try {
             String id = register(stub, "stub-names");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
@@ -780,6 +748,26 @@ class PoolsViewBrowserTests {
 
         void answer(HttpExchange exchange, String path) throws java.io.IOException;
 
+    }
+
+    /**
+     * A stub instance whose {@code GET /actuator/pools} answers {@code pools} (read at each poll),
+     * and whose tune of {@code pool} records its body in {@code tunes} and answers {@code tuned}.
+     */
+    private static HttpServer tunableStub(java.util.function.Supplier<String> pools, String pool, List<String> tunes,
+            String tuned) throws java.io.IOException {
+        return stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, pools.get());
+            }
+            else if (path.equals("/actuator/pools/" + pool + "/tune")) {
+                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                answer(exchange, 200, ACTUATOR_JSON, tuned);
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
     }
 
     /** A started stub instance on 127.0.0.1: its actuator lists health and pools, health is UP, the rest is {@code answers}'. */
