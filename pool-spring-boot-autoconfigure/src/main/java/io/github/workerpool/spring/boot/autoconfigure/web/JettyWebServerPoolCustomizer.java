@@ -122,7 +122,11 @@ final class JettyWebServerPoolCustomizer
                 }
             }
         }
-        if (!unlimited.isEmpty()) {
+        if (!unlimited.isEmpty() && limits.isEmpty() && server.getBeans(NetworkConnectionLimit.class).isEmpty()) {
+            // No limit at all (server.jetty.max-connections unset): the property is the fix.
+            this.pool.connectors(-1, "", null, 0);
+        }
+        else if (!unlimited.isEmpty()) {
             String names = String.join(", ", unlimited);
             boolean one = unlimited.size() == 1;
             this.pool.connectors(-1, ", which does not limit " + names,

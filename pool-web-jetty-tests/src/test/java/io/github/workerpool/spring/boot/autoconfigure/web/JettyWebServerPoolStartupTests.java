@@ -47,6 +47,25 @@ class JettyWebServerPoolStartupTests {
     }
 
     @Test
+    void aLiveTuneToABoundedQueue_withNoConnectionLimitAtAll_namesTheProperty() {
+        // Review (session 34): with no limit at all, the connector-start check said the property
+        // "does not limit connector 0" and sent the user to a JettyServerCustomizer; setting
+        // server.jetty.max-connections is the fix there.
+        try (var context = new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.http.capacity=6", "pools.instances.http.queue-capacity=2147483647",
+                    "pools.web-server.pool=http")
+            .run()) {
+            WebServerPool pool = context.getBean(WebServerPool.class);
+            String refusal = pool.apply("http", pool.pool().config().withQueueCapacity(100));
+            assertThat(refusal).contains("fewer than the unlimited connections the server keeps open "
+                    + "(server.jetty.max-connections)")
+                .contains("or set server.jetty.max-connections to a limit no larger than the queue")
+                .doesNotContain("JettyServerCustomizer");
+        }
+    }
+
+    @Test
     void kindCheckPassesJetty() {
         try (WorkerPool http = pool()) {
             assertThatNoException()
