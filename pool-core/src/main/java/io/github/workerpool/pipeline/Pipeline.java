@@ -270,7 +270,6 @@ public final class Pipeline implements AutoCloseable {
         try {
             workers.execute(b);
         } catch (RuntimeException | Error e) {
-            handingOver.remove();
             // Refused (no thread could be started), or an Error on the way (OutOfMemoryError): the
             // batch fails at stage 1, so its slot is not held for ever and later batches, await()
             // and close() go on; unless a worker already has it (the pool can throw after handing

@@ -210,7 +210,8 @@
       body.adaptive = true;
     }
     // Adaptive switched off alone: the endpoint would go back to the configured capacity, which
-    // the form does not show. The pool keeps the capacity the form shows (the limit it had).
+    // the form does not show. The pool keeps the capacity the form shows (an untouched field
+    // follows the limit up to the Apply: see tune()).
     if (body.adaptive === false && !('capacity' in body) && /^-?\d+$/.test(String(form.capacity).trim())) {
       body.capacity = Number(String(form.capacity).trim());
     }

@@ -307,17 +307,7 @@ public class EtlJob implements DisposableBean {
 
     private void finish(boolean end, String failure) {
         synchronized (this.lock) {
-            if (failure != null && !(this.shuttingDown && !this.stoppedByUser)) {
-                this.error = failure;
-                this.state = State.FAILED;
-                this.checkpoint.state(JdbcCheckpoint.State.FAILED);
-            }
-            else if (failure == null && end && !this.shuttingDown) {
-                this.state = State.DONE;
-                this.checkpoint.state(JdbcCheckpoint.State.DONE);
-                logger.info("ETL job done: {}", this.checkpoint.load().orElse(EtlCheckpoint.START));
-            }
-            else if (this.shuttingDown && !this.stoppedByUser) {
+            if (this.shuttingDown && !this.stoppedByUser) {
                 // Leave the recorded state RUNNING: the next start resumes from the checkpoint. Not
                 // after a Stop that the shutdown came in the middle of: that run stays stopped. A
                 // failure now is most likely the shutdown's interrupt of a step that outlasted the
@@ -327,6 +317,16 @@ public class EtlJob implements DisposableBean {
                 logger.info("ETL job interrupted by shutdown at {}; it resumes at the next start{}",
                         this.checkpoint.load().orElse(EtlCheckpoint.START),
                         (failure != null) ? " (a step ended with: " + failure + ")" : "");
+            }
+            else if (failure != null) {
+                this.error = failure;
+                this.state = State.FAILED;
+                this.checkpoint.state(JdbcCheckpoint.State.FAILED);
+            }
+            else if (end && !this.shuttingDown) {
+                this.state = State.DONE;
+                this.checkpoint.state(JdbcCheckpoint.State.DONE);
+                logger.info("ETL job done: {}", this.checkpoint.load().orElse(EtlCheckpoint.START));
             }
             else {
                 this.state = State.STOPPED;

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
@@ -343,12 +344,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     /** Why a restart would fail to create a pool added to pools.instances, by startup's own checks, or null. */
     private String addedPoolFailure(String name, PoolsProperties.Pool instance, PoolsProperties properties) {
         String failure = failure(() -> PoolsRegistrar.checkName(name));
-        if (failure != null) {
-            return failure;
-        }
-        PoolSettings[] settings = new PoolSettings[1];
-        failure = failure(() -> settings[0] = new PoolSettings(name, instance, properties.getDefaults(), classLoader()));
-        return (failure != null) ? failure : restartFailure(settings[0]);
+        return (failure != null) ? failure
+                : restartFailure(() -> new PoolSettings(name, instance, properties.getDefaults(), classLoader()));
     }
 
     /** A startup check's refusal, as tellRestartFailure tells it; null if it passes. */
@@ -362,10 +359,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
     }
 
-    /** Why a restart with a pool's settings would fail, by startup's own checks, or null. */
-    private String restartFailure(PoolSettings settings) {
+    /** Why a restart with a pool's settings (made here: making them checks values too) would fail, by startup's own checks, or null. */
+    private String restartFailure(Supplier<PoolSettings> made) {
         try {
             return failure(() -> {
+                PoolSettings settings = made.get();
                 settings.builder();
                 PoolsRegistrar.checkAdaptive(settings, classLoader());
             });
@@ -489,7 +487,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         // A combination only startup checks (pre-alloc with an unbounded capacity, virtual threads
         // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told in one
         // line with the change's restart-only options (which of them it is about, the failure says).
-        String failure = (settings.capacity() != null) ? restartFailure(settings) : null;
+        String failure = (settings.capacity() != null) ? restartFailure(() -> settings) : null;
         if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
             this.restartFailures.put(name, failure);
             boolean one = restartOnly.size() == 1;
