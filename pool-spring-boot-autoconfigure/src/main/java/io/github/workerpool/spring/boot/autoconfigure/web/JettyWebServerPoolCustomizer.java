@@ -1,9 +1,9 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 
+import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.NetworkConnector;
@@ -97,49 +97,77 @@ final class JettyWebServerPoolCustomizer
      * the network connectors keep open. Spring Boot applies server.jetty.max-connections as a
      * NetworkConnectionLimit over the connectors made by then: one the application adds in a
      * server customizer (or server.ssl's, made after the limit) has no limit unless it is given
-     * one, and a limit in force is a bean of each connector it covers once the server started.
+     * one, and a limit in force is a bean of each connector it covers once the server started
+     * (the deprecated ConnectionLimit too: it adds itself to them as it starts, before them).
      * Throwing here fails the connector's start, and so the application's.
      */
     private void checkConnectionLimits(Server server) {
         List<NetworkConnector> network = new ArrayList<>();
         List<String> unlimited = new ArrayList<>();
-        List<NetworkConnectionLimit> limits = new ArrayList<>();
+        List<Limit> limits = new ArrayList<>();
         Connector[] connectors = server.getConnectors();
         for (int i = 0; i < connectors.length; i++) {
             if (!(connectors[i] instanceof NetworkConnector connector)) {
                 continue; // a LocalConnector or the like: no sockets
             }
-            Collection<NetworkConnectionLimit> own = (connector instanceof ContainerLifeCycle container)
-                    ? container.getBeans(NetworkConnectionLimit.class) : List.of();
+            List<Limit> own = limitsOf(connector);
             if (own.isEmpty()) {
                 unlimited.add("connector " + i + " " + connector.getProtocols()
                         + ((connector.getPort() > 0) ? " on port " + connector.getPort() : ""));
             }
             network.add(connector);
-            for (NetworkConnectionLimit limit : own) {
-                if (limits.stream().noneMatch((l) -> l == limit)) {
+            for (Limit limit : own) {
+                if (limits.stream().noneMatch((l) -> l.bean() == limit.bean())) {
                     limits.add(limit);
                 }
             }
         }
-        if (!unlimited.isEmpty() && limits.isEmpty() && server.getBeans(NetworkConnectionLimit.class).isEmpty()) {
+        String property = WebServerKind.JETTY.maxConnectionsProperty();
+        if (!unlimited.isEmpty() && limits.isEmpty() && limitsOf(server).isEmpty()) {
             // No limit at all (server.jetty.max-connections unset): the property is the fix.
-            this.pool.connectors(-1, "", null, 0);
+            this.pool.connectors(-1, property, null, 0);
         }
         else if (!unlimited.isEmpty()) {
             String names = String.join(", ", unlimited);
             boolean one = unlimited.size() == 1;
-            this.pool.connectors(-1, ", which does not limit " + names,
+            this.pool.connectors(-1, property + ", which does not limit " + names,
                     ", or give " + (one ? "that connector a limit of its own" : "those connectors limits of their own")
                             + " in a JettyServerCustomizer (server.addBean(new NetworkConnectionLimit(n, connector))), "
-                            + "the limits together no larger than the queue: Spring Boot applies " + WebServerKind.JETTY
-                                .maxConnectionsProperty() + " to the connectors made before the customizers run, "
-                            + "not to one the application adds nor to server.ssl's.", 0);
+                            + "the limits together no larger than the queue: Spring Boot applies " + property
+                            + " to the connectors made before the customizers run, not to one the application adds nor "
+                            + "to server.ssl's.", 0);
         }
         else if (!limits.isEmpty()) {
-            this.pool.connectors(mostConnections(network, limits),
-                    (limits.size() > 1) ? " and the NetworkConnectionLimit(s) the application added" : "", null, 0);
+            // Spring Boot's limit is a NetworkConnectionLimit of the property's value: without one
+            // in force, only the application's limits bound the connections, and lowering the
+            // property would change nothing.
+            int fromProperty = this.pool.propertyConnections();
+            boolean propertyInForce = fromProperty >= 0 && limits.stream()
+                .anyMatch((l) -> l.bean() instanceof NetworkConnectionLimit && l.max() == fromProperty);
+            String limitedBy = !propertyInForce ? "the connection limit(s) the application added to its connectors"
+                    : property + ((limits.size() > 1) ? " and the connection limit(s) the application added" : "");
+            this.pool.connectors(mostConnections(network, limits), limitedBy, null, 0);
         }
+    }
+
+    /** A connection limit in force over some connectors, and the most connections it lets them keep open. */
+    record Limit(Object bean, int max) {
+    }
+
+    /** The connection limits that are beans of a connector (or of the server), of either kind. */
+    @SuppressWarnings("deprecation") // ConnectionLimit: applications written for Jetty 10 and 11 still add it
+    static List<Limit> limitsOf(Object container) {
+        if (!(container instanceof ContainerLifeCycle beans)) {
+            return List.of();
+        }
+        List<Limit> limits = new ArrayList<>();
+        for (NetworkConnectionLimit limit : beans.getBeans(NetworkConnectionLimit.class)) {
+            limits.add(new Limit(limit, limit.getMaxNetworkConnectionCount()));
+        }
+        for (ConnectionLimit limit : beans.getBeans(ConnectionLimit.class)) {
+            limits.add(new Limit(limit, limit.getMaxConnections()));
+        }
+        return limits;
     }
 
     /**
@@ -149,11 +177,10 @@ final class JettyWebServerPoolCustomizer
      * ({A,B}, {B,C}, {A,C} of n each: 2n, where 1.5n is the true most); over 12 limits, the sum
      * of them all.
      */
-    static int mostConnections(List<NetworkConnector> connectors, List<NetworkConnectionLimit> limits) {
+    static int mostConnections(List<NetworkConnector> connectors, List<Limit> limits) {
         int k = limits.size();
         if (k > 12) {
-            return (int) Math.min(Integer.MAX_VALUE,
-                    limits.stream().mapToLong((l) -> Math.max(0, l.getMaxNetworkConnectionCount())).sum());
+            return (int) Math.min(Integer.MAX_VALUE, limits.stream().mapToLong((l) -> Math.max(0, l.max())).sum());
         }
         long best = Long.MAX_VALUE;
         for (int subset = 1; subset < (1 << k); subset++) {
@@ -161,7 +188,7 @@ final class JettyWebServerPoolCustomizer
             for (NetworkConnector connector : connectors) {
                 boolean covered = false;
                 for (int j = 0; j < k && !covered; j++) {
-                    covered = (subset & (1 << j)) != 0 && ((ContainerLifeCycle) connector).contains(limits.get(j));
+                    covered = (subset & (1 << j)) != 0 && ((ContainerLifeCycle) connector).contains(limits.get(j).bean());
                 }
                 coversAll &= covered;
             }
@@ -169,7 +196,7 @@ final class JettyWebServerPoolCustomizer
                 long sum = 0;
                 for (int j = 0; j < k; j++) {
                     if ((subset & (1 << j)) != 0) {
-                        sum += Math.max(0, limits.get(j).getMaxNetworkConnectionCount());
+                        sum += Math.max(0, limits.get(j).max());
                     }
                 }
                 best = Math.min(best, sum);

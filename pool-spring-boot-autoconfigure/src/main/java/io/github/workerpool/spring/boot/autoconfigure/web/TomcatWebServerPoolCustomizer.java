@@ -70,8 +70,8 @@ final class TomcatWebServerPoolCustomizer
             }
             // Each connection may have a task waiting in the queue: the rule counts them all.
             int added = connectors.length - 1;
-            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total),
-                    (added > 0) ? " and the maxConnections of the " + added + " connector(s) the application added" : "",
+            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, total), WebServerKind.TOMCAT.maxConnectionsProperty()
+                    + ((added > 0) ? " and the maxConnections of the " + added + " connector(s) the application added" : ""),
                     null, http2Streams);
         });
     }

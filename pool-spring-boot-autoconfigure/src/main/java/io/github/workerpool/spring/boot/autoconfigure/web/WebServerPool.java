@@ -64,12 +64,15 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
     /** Most connections the server keeps open, -1 for no limit; its connectors' total once they are made. */
     private volatile int maxConnections;
 
+    /** The connection limit the property sets, -1 for none: the server's own limit, before the connectors are seen. */
+    private final int propertyConnections;
+
     /**
-     * What limits the connections besides the property, as the rule's message says it (Tomcat: the
-     * connectors the application added; Jetty: the connection limits it added, or the connectors
-     * that no limit covers); empty if only the property.
+     * What limits the connections, as the rule's message says it: the property, with what limits
+     * them besides it (Tomcat: the connectors the application added; Jetty: the connection limits
+     * it added, or the connectors that no limit covers), or only the limits the application added.
      */
-    private volatile String otherLimits = "";
+    private volatile String limitedBy;
 
     /** How to bound the connections, if not by the property (Jetty's connectors that no limit covers); null: the property. */
     private volatile @Nullable String connectionsFix;
@@ -91,6 +94,8 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
         this.fromInstances = fromInstances;
         this.server = server;
         this.maxConnections = maxConnections;
+        this.propertyConnections = maxConnections;
+        this.limitedBy = server.maxConnectionsProperty();
         this.adaptiveMinimum = adaptiveMinimum;
     }
 
@@ -183,7 +188,7 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
         // An unbounded pool starts a worker for every task: its queue is never used.
         if (config.capacity() >= 0 && queue != UNBOUNDED_QUEUE
                 && (this.maxConnections < 0 || queue < this.maxConnections)) {
-            String maxConnectionsProperty = this.server.maxConnectionsProperty() + this.otherLimits;
+            String maxConnectionsProperty = this.limitedBy;
             boolean unlimited = this.maxConnections < 0;
             String connections = unlimited ? "unlimited" : Integer.toString(this.maxConnections);
             if (this.http2Streams > 0) {
@@ -225,16 +230,17 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
      * The connectors made, all on the pool: the queue must hold a task for each of their
      * connections, not only the main connector's.
      * @param total most connections they keep open together; -1 for no limit
-     * @param otherLimits what limits them besides the property, for the message ("" if only it)
+     * @param limitedBy what limits them, for the message: the property (with what limits them
+     *        besides it), or the limits the application added
      * @param connectionsFix how to bound them if not by the property, for the message; null: the property
      * @param http2Streams streams an HTTP/2 connection runs at once (each a task), 0 without HTTP/2;
      *        {@code total} counts them
      * @throws PoolConfigurationException naming the property, the value and the fix, if the
      *         queue no longer holds a task per connection
      */
-    void connectors(int total, String otherLimits, @Nullable String connectionsFix, int http2Streams) {
+    void connectors(int total, String limitedBy, @Nullable String connectionsFix, int http2Streams) {
         this.maxConnections = total;
-        this.otherLimits = otherLimits;
+        this.limitedBy = limitedBy;
         this.connectionsFix = connectionsFix;
         this.http2Streams = http2Streams;
         Violation violation = check(this.pool.config());
@@ -284,6 +290,11 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
 
     String name() {
         return this.name;
+    }
+
+    /** The connection limit the property sets, -1 for none. */
+    int propertyConnections() {
+        return this.propertyConnections;
     }
 
     Pool pool() {

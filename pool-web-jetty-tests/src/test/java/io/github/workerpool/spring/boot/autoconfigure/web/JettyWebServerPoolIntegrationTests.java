@@ -154,6 +154,34 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         assertThat(server().getConnectors()).hasSize(2);
     }
 
+    @Test
+    void theDeprecatedConnectionLimitOfJetty10And11CountsAsALimit() {
+        // Found by a review (helper-129): an application still adding the deprecated ConnectionLimit
+        // to its second port was refused as if that port had no limit.
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class, DeprecatedLimitOnSecond.class)
+            .properties(PROPERTIES)
+            .properties("server.jetty.max-connections=8")
+            .run();
+        assertThat(server().getConnectors()).hasSize(2);
+    }
+
+    @Test
+    void withOnlyTheApplicationsLimitInForceTheRefusalNamesItNotTheProperty() {
+        // Found by a review (helper-129): with Spring Boot's limit covering no connector (as
+        // server.ssl's connector, made after it) and the application's own too large, the fix said
+        // to lower server.jetty.max-connections, which limits nothing there.
+        assertThatThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class,
+                OnlyOwnLargeLimit.class)
+            .properties(PROPERTIES)
+            .run()).rootCause()
+            .isInstanceOf(PoolConfigurationException.class)
+            .hasMessageContaining("queue-capacity 16, fewer than the 32 connections the server keeps open "
+                    + "(the connection limit(s) the application added to its connectors)")
+            .satisfies((e) -> assertThat(((PoolConfigurationException) e).getAction())
+                .endsWith(", or lower the connection limit(s) the application added to its connectors.")
+                .doesNotContain("server.jetty.max-connections"));
+    }
+
     /** Adds a second port on 127.0.0.1, as an application's server customizer does. */
     static ServerConnector addSecondPort(Server server) {
         ServerConnector connector = new ServerConnector(server);
@@ -188,6 +216,39 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
             return (factory) -> factory.addServerCustomizers((server) -> {
                 addSecondPort(server);
                 server.addBean(new NetworkConnectionLimit(16, server.getConnectors()));
+            });
+        }
+
+    }
+
+    /** A second port, limited by the ConnectionLimit Jetty 12 deprecates. */
+    @Configuration(proxyBeanMethods = false)
+    static class DeprecatedLimitOnSecond {
+
+        @Bean
+        @SuppressWarnings("deprecation")
+        WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
+            return (factory) -> factory.addServerCustomizers((server) -> {
+                ServerConnector connector = addSecondPort(server);
+                server.addBean(new org.eclipse.jetty.server.ConnectionLimit(8, connector));
+            });
+        }
+
+    }
+
+    /**
+     * A second port, and in place of Spring Boot's limit (which then covers no connector, as with
+     * server.ssl) one limit of 32 over both ports, larger than the queue.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class OnlyOwnLargeLimit {
+
+        @Bean
+        WebServerFactoryCustomizer<JettyServletWebServerFactory> secondConnector() {
+            return (factory) -> factory.addServerCustomizers((server) -> {
+                addSecondPort(server);
+                server.getBeans(NetworkConnectionLimit.class).forEach(server::removeBean);
+                server.addBean(new NetworkConnectionLimit(32, server.getConnectors()));
             });
         }
 
