@@ -126,9 +126,12 @@ final class Invocations {
     static Deadline forGroup(Executor executor, long nanos) {
         Deadline d = new Deadline(executor, nanos, "the task group stopped (its deadline, cancel or fail-fast)", true);
         Deadline outer = DEADLINE.get();
-        if (outer != null && outer.executor == d.executor && outer.nanos - nanos < 0) {
-            // A rejection listener's group submit inside a timed invokeAll, say: that call's
-            // deadline comes first, and giving up there is its refusal.
+        if (outer != null && (outer.executor == d.executor || d.executor instanceof WorkerPool pool && outer.covers(pool))
+                && outer.nanos - nanos < 0) {
+            // A rejection listener's group submit inside a timed invokeAll (of this pool or of its
+            // MultiPool), say: that call's deadline comes first, and giving up there is its refusal.
+            // The reverse (a group over the MultiPool in a call on one sub-pool) keeps the group's
+            // end: one deadline cannot hold for one sub-pool's waits and not the others'.
             d = new Deadline(executor, outer.nanos, outer.what, false);
         }
         return d;

@@ -426,6 +426,44 @@ class TaskGroupTest {
     }
 
     @Test
+    void aGroupSubmitToASubPoolInsideATimedInvokeAllOfItsMultiPool_keepsTheInvokeAllsDeadline() throws Exception {
+        // Found by a review (helper-129): the group inherited the deadline only from a call on the
+        // very same executor, so a listener's group submit to the sub-pool the MultiPool's invokeAll
+        // waited in waited for ever, past that call's timeout.
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<TaskGroup<String>> group = new AtomicReference<>();
+        AtomicReference<Object> fromListener = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        MultiPool multi = invariants.track(MultiPool.of(1, WorkerPool.builder().name(Invariants.uniqueName("tgm"))
+                .capacity(1), MultiPool.LoadBalancing.ROUND_ROBIN));
+        multi.addListener(new PoolListener() {
+            @Override
+            public void taskRejected(Pool p, java.util.concurrent.RejectedExecutionException rejection) {
+                if (!once.getAndSet(true)) {
+                    try {
+                        fromListener.set(group.get().submit(() -> "fallback"));
+                    } catch (Throwable t) {
+                        fromListener.set(t);
+                    }
+                }
+            }
+        });
+        group.set(invariants.track(TaskGroup.of(multi.pool(0))));
+        ExecutorService invoker = Executors.newSingleThreadExecutor();
+        try {
+            multi.execute(() -> Latches.pass(release));
+            Future<List<Future<String>>> all = invoker.submit(() -> multi.invokeAll(List.of(() -> "a"), 100, TimeUnit.MILLISECONDS));
+            assertThat(all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
+            assertThat(fromListener.get()).as("refused: its wait ended with the invokeAll's")
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(((Throwable) fromListener.get()).getMessage()).contains("invokeAll");
+        } finally {
+            release.countDown();
+            invoker.shutdownNow();
+        }
+    }
+
+    @Test
     void aSubmitWaitingForAWorker_givesUpWhenTheGroupIsCancelled_throughAnyOfOurPools() throws Exception {
         WorkerPool single = pool(1);
         // A ForwardingPool that is an ExecutorService too, as the Spring starter's pools are.
