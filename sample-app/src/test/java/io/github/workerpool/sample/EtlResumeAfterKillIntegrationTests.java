@@ -146,6 +146,22 @@ class EtlResumeAfterKillIntegrationTests {
         assertThat(jdbc().queryForObject("SELECT state FROM etl_checkpoint", String.class)).isEqualTo("RUNNING");
     }
 
+    @Test
+    void aStopThenAShutdownThatInterruptsAStepStuckPastTheWait_staysStopped() throws Exception {
+        // Found by a review (helper-129): after a Stop, the shutdown's interrupt of the hung step
+        // failed its batch, and the job the user had stopped was recorded FAILED, with that error.
+        ConfigurableApplicationContext first = startUntilStuck("sample.etl.shutdown-wait=100ms",
+                "pools.instances.etl.shutdown.await-termination-period=100ms");
+        assertThat(http(first).post("/etl/stop").status()).isEqualTo(202);
+        EtlJob job = first.getBean(EtlJob.class);
+        first.close(); // the stuck call is never released: the pool's stop interrupts it
+        this.contexts.remove(first);
+        await().atMost(PATIENCE).until(job::state, (state) -> state != EtlJob.State.STOPPING);
+        assertThat(job.state()).isEqualTo(EtlJob.State.STOPPED);
+        assertThat(org.springframework.test.util.ReflectionTestUtils.getField(job, "error")).as("no failure shown").isNull();
+        assertThat(jdbc().queryForObject("SELECT state FROM etl_checkpoint", String.class)).isEqualTo("STOPPED");
+    }
+
     /** An app whose NLP service sticks on review {@value #STUCK_ID}, its job started and stuck there. */
     private ConfigurableApplicationContext startUntilStuck(String... properties) throws InterruptedException {
         ConfigurableApplicationContext context = start(List.of(properties), StuckNlp.class);

@@ -307,16 +307,17 @@ public class EtlJob implements DisposableBean {
 
     private void finish(boolean end, String failure) {
         synchronized (this.lock) {
-            if (this.shuttingDown && !this.stoppedByUser) {
-                // Leave the recorded state RUNNING: the next start resumes from the checkpoint. Not
-                // after a Stop that the shutdown came in the middle of: that run stays stopped. A
-                // failure now is most likely the shutdown's interrupt of a step that outlasted the
-                // drain (a hung call): the batch runs again at the next start, and fails there if
-                // the failure was its own.
+            if (this.shuttingDown) {
+                // A failure now is most likely the shutdown's interrupt of a step that outlasted
+                // the drain (a hung call): the run is cut short, not failed. Without a Stop, the
+                // recorded state stays RUNNING and the next start resumes from the checkpoint
+                // (the batch runs again, and fails there if the failure was its own); after a Stop
+                // the shutdown came in the middle of, it stays STOPPED, as stop() recorded it.
                 this.state = State.STOPPED;
-                logger.info("ETL job interrupted by shutdown at {}; it resumes at the next start{}",
-                        this.checkpoint.load().orElse(EtlCheckpoint.START),
-                        (failure != null) ? " (a step ended with: " + failure + ")" : "");
+                logger.info("ETL job {} at {}{}", this.stoppedByUser ? "stopped, its drain cut short by shutdown,"
+                        : "interrupted by shutdown", this.checkpoint.load().orElse(EtlCheckpoint.START),
+                        ((failure != null) ? " (a step ended with: " + failure + ")" : "")
+                                + (this.stoppedByUser ? "" : "; it resumes at the next start"));
             }
             else if (failure != null) {
                 this.error = failure;
