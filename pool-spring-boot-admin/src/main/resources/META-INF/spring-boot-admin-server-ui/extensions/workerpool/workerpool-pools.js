@@ -25,6 +25,8 @@
   var h = Vue.h;
 
   var REFRESH_MS = 2000;
+  /** How long the answer of a tune or purge that worked stays shown; a refusal stays until the next action. */
+  var MESSAGE_MS = 10000;
   var UNBOUNDED_QUEUE = 2147483647;
 
   /** The figures of POOL, in the order shown. */
@@ -276,6 +278,7 @@
       function refresh() {
         var gen = generation;
         var seen = writes;
+        var startedAt = new Date();
         return props.instance.axios.get(POOLS, QUIET).then(function (response) {
           if (!current(gen)) {
             return;
@@ -293,6 +296,13 @@
         }, function (error) {
           if (current(gen)) {
             state.error = describe(error);
+            // A write's answer gave its pool's figures afresh only until a poll that started
+            // after it fails: from then on they are as old as that answer, and dimmed.
+            Object.keys(state.answered).forEach(function (name) {
+              if (state.answered[name] < startedAt) {
+                delete state.answered[name];
+              }
+            });
           }
         }).then(function () {
           if (current(gen)) {
@@ -324,6 +334,17 @@
 
       function say(name, text, ok) {
         state.messages[name] = { text: text, ok: ok };
+        if (ok && text) {
+          // Cleared once read: left for good, "tuned: capacity 8" would still be shown after
+          // another hand changed the pool. Not if another message took its place meanwhile.
+          var said = state.messages[name];
+          var gen = generation;
+          setTimeout(function () {
+            if (current(gen) && state.messages[name] === said) {
+              delete state.messages[name];
+            }
+          }, MESSAGE_MS);
+        }
       }
 
       function openForm(name) {
@@ -376,7 +397,11 @@
           writtenAt[name] = ++writes;
           state.pools[name] = response.data;
           state.answered[name] = new Date();
-          closeForm(name);
+          // Only the form this tune came from: one cancelled and opened again meanwhile is the
+          // user's next change (its Apply then shows the pool as this tune left it).
+          if (state.forms[name] === form) {
+            closeForm(name);
+          }
           say(name, 'tuned: ' + summary(body), true);
         }, function (error) {
           if (current(gen)) {
