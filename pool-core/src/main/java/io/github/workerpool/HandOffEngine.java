@@ -219,6 +219,10 @@ final class HandOffEngine extends Engine {
     @Override
     Object awaitWork(Worker w) {
         WorkerPool p = pool;
+        int c = p.capacityNow();
+        if (c >= 0 && p.workerCount > c) {
+            return Worker.POLL; // a tune shrank the pool since the worker's check: it retires there, taking no caller's task
+        }
         Object o = takePending(w); // the pool checked for Waiters (older callers) before this
         if (o != null) {
             return o;

@@ -410,10 +410,11 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
      * the thread factory failed (returned null or threw): logged, at most once a minute.
      */
     Worker newWorkerLocked(Object firstTask) {
-        Worker w = new Worker(this, firstTask);
+        Worker w;
         Thread t;
         Throwable failure = null;
         try {
+            w = new Worker(this, firstTask);
             t = threadFactory.newThread(w);
             if (t == null) {
                 failure = new IllegalStateException("the thread factory returned null");
@@ -423,7 +424,10 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
                 failure = new IllegalStateException("the thread factory returned a thread already started ("
                         + t + "); it must return new threads, as ThreadFactory says");
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
+            // Any Throwable: a factory may throw a checked one (Kotlin, @SneakyThrows), and
+            // callers have state half-changed (a searcher counted, a task taken from the queue).
+            w = null;
             t = null;
             failure = e;
         }
@@ -445,8 +449,8 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
         }
         w.thread = t;
         w.moveAfter = firstMoveAfter;
+        workers.add(w); // first: out of memory here must not leave a slot counted for no worker
         workerCount++;
-        workers.add(w);
         engine.workerAdded(w);
         return w;
     }
@@ -1086,6 +1090,10 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
     private Object takeWaiterTask() {
         lock.lock();
         try {
+            int c = capacity;
+            if (c >= 0 && workerCount > c) {
+                return Worker.POLL; // a tune shrank the pool since this worker's check: it retires there
+            }
             if (!engine.isEmpty()) {
                 engine.admitWaitersLocked();
                 return Worker.POLL;

@@ -491,6 +491,38 @@ class WorkerPoolLiveOptionsTest extends PoolTestSupport {
         assertThat(pool.stats().rejected()).isZero();
     }
 
+    @Test
+    void aThreadFactoryThrowingACheckedException_failsAsAnyOther_andTheQueueIsStillServed() throws Exception {
+        // Found by a review (helper-130): only RuntimeException and Error were caught, so a factory
+        // that threw a checked exception (Kotlin, Lombok's @SneakyThrows) threw it out of execute()
+        // for a task already queued, and left the pool's searcher count taken: later tasks sat in
+        // the queue beside an idle worker.
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkerPool pool = pool(WorkerPool.builder().name("tf").capacity(2).queueCapacity(5).disablePurge(true)
+                .threadFactory(r -> {
+                    if (fail.get()) {
+                        throw WorkerPoolLiveOptionsTest.<RuntimeException>sneaky(new java.io.IOException("no threads"));
+                    }
+                    return new Thread(r);
+                }));
+        CountDownLatch gate = occupy(pool, 1);
+        fail.set(true);
+        AtomicInteger ran = new AtomicInteger();
+        pool.execute(ran::incrementAndGet); // no second worker can be made: queued for the live one
+        assertThat(pool.stats().rejected()).isZero();
+        fail.set(false);
+        open(gate);
+        awaitUntil("the queued task ran on the live worker", () -> ran.get() == 1);
+        awaitUntil("the worker is idle", () -> pool.running() == 0);
+        pool.execute(ran::incrementAndGet);
+        awaitUntil("a later task is served too", () -> ran.get() == 2);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
     @ParameterizedTest
     @ValueSource(ints = { 0, 5, Integer.MAX_VALUE })
     void aFailingThreadFactory_withNoLiveWorker_rejectsNamingThePoolAndTheFactory(int queueCapacity) {

@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Races and failure paths found in review: each test fails without its fix. */
 class WorkerPoolRaceTest extends PoolTestSupport {
@@ -349,6 +351,44 @@ class WorkerPoolRaceTest extends PoolTestSupport {
                 hold(release);
             }
         };
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = { 0, 1 })
+    void aWorkerPastItsCapacityCheckWhenTuneShrinks_doesNotTakeAWaitingCallersTask(int queueCapacity) throws Exception {
+        // Found by a review (helper-130): a worker that had passed the capacity check at the top of
+        // its loop when tune(1) returned took a waiting caller's task: two tasks ran under capacity 1.
+        WorkerPool pool = pool(WorkerPool.builder().name("shrink").capacity(2).queueCapacity(queueCapacity)
+                .spinNanos(0).disablePurge(true));
+        CountDownLatch gate = new CountDownLatch(1);
+        AtomicBoolean firstRunning = new AtomicBoolean(true);
+        pool.execute(() -> {
+            hold(gate);
+            firstRunning.set(false);
+        });
+        CountDownLatch atPoint = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holdOnceAt(pool, WorkerPool.SEARCH_EMPTY_POLL, atPoint, release);
+        pool.execute(() -> { }); // a second worker runs it, then is held past its capacity check
+        hold(atPoint);
+        pool.tune(1);
+        AtomicBoolean overlapped = new AtomicBoolean();
+        CountDownLatch ran = new CountDownLatch(queueCapacity + 1);
+        Thread caller = start("caller", () -> {
+            for (int i = 0; i <= queueCapacity; i++) { // the last one waits: the queue (if any) is full
+                pool.execute(() -> {
+                    overlapped.compareAndSet(false, firstRunning.get());
+                    ran.countDown();
+                });
+            }
+        });
+        awaitUntil("the caller waits", () -> pool.waiting() == 1);
+        open(release);
+        awaitUntil("the held worker retired or ran the task", () -> pool.workerThreads().size() == 1 || ran.getCount() == 0);
+        open(gate);
+        assertThat(ran.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        caller.join(TIMEOUT.toMillis());
+        assertThat(overlapped).as("a task ran beside the first one under capacity 1").isFalse();
     }
 
     @Test
