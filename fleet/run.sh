@@ -22,9 +22,11 @@ demo=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --demo) demo=true ;;
-    --duration) duration="$2"; shift ;;
+    --duration)
+      [ $# -ge 2 ] || { echo "--duration needs a number of seconds" >&2; exit 2; }
+      duration="$2"; shift ;;
     --duration=*) duration="${1#*=}" ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown argument '$1': use --demo or --duration SECONDS" >&2; exit 2 ;;
   esac
   shift
@@ -69,13 +71,22 @@ if [ -z "$prometheus" ]; then
     mkdir -p "$tools/deb"
     rm -f "$tools"/deb/prometheus_*.deb
     if ! (cd "$tools/deb" && apt-get download prometheus >/dev/null); then
-      echo "apt-get download prometheus failed; on a fresh machine run 'sudo apt-get update' first" >&2
+      echo "apt-get download prometheus failed: on a fresh Debian or Ubuntu machine run 'sudo apt-get update'" \
+        "first; elsewhere put a prometheus binary (2.x or 3.x) on PATH" >&2
       exit 1
     fi
     dpkg -x "$tools"/deb/prometheus_*.deb "$tools"
   fi
 fi
 
+# One fleet per checkout: a second one would delete the first one's ZooKeeper data, databases
+# and logs under target/fleet/. The lock is released when this script exits.
+mkdir -p "$root/target"
+exec 9>"$root/target/fleet.lock"
+if ! flock -n 9; then
+  echo "another fleet/run.sh of this checkout is running (target/fleet.lock); stop it first" >&2
+  exit 1
+fi
 rm -rf "$run"
 mkdir -p "$run"
 
@@ -104,24 +115,26 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # --- ports: free ones on 127.0.0.1, picked at random -------------------------------------------
+# Below Linux's ephemeral range (32768-60999), where outgoing connections take their local ports.
+# free_port sets $port (not echoed: in a $(...) subshell the record of ports taken would be lost,
+# and two processes could draw the same one).
 taken=" "
+port=
 free_port() {
-  local port
   while :; do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % 12768))
     case "$taken" in *" $port "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       taken="$taken$port "
-      echo "$port"
       return
     fi
   done
 }
-zk_port=$(free_port)
-admin_port=$(free_port)
-prometheus_port=$(free_port)
+free_port; zk_port=$port
+free_port; admin_port=$port
+free_port; prometheus_port=$port
 replica_ports=()
-for _ in 1 2 3; do replica_ports+=("$(free_port)"); done
+for _ in 1 2 3; do free_port; replica_ports+=("$port"); done
 
 # Waits up to $1 seconds for the command after it to succeed; says what it waited for if not.
 await() {

@@ -70,7 +70,7 @@ enum PoolOption {
             PoolsProperties.Pool::getRunTimeout, (b, v) -> b.runTimeout((Duration) v),
             (c, v) -> c.withRunTimeout((Duration) v), PoolConfig::runTimeout),
 
-    VIRTUAL_THREADS("virtual-threads", Type.BOOLEAN, false, false, "set true or false",
+    VIRTUAL_THREADS("virtual-threads", Type.BOOLEAN, false, null, "set true or false",
             PoolsProperties.Pool::getVirtualThreads, (b, v) -> b.virtualThreads((Boolean) v), null,
             PoolConfig::virtualThreads);
 
@@ -143,7 +143,10 @@ enum PoolOption {
         return this.live;
     }
 
-    /** The pool's own default, used when neither the instance nor pools.defaults sets it; null for none. */
+    /**
+     * The pool's own default, used when neither the instance nor pools.defaults sets it; null for
+     * none, or (virtual-threads) one that depends on spring.threads.virtual.enabled and the JVM.
+     */
     @Nullable Object defaultValue() {
         return this.defaultValue;
     }

@@ -134,7 +134,8 @@ public class PoolsProperties {
         private Duration runTimeout;
 
         /**
-         * Whether workers are virtual threads; needs Java 21 or later. Default false.
+         * Whether workers are virtual threads; needs Java 21 or later. Default: on Java 21 or later,
+         * spring.threads.virtual.enabled (false unless set); on Java 17, false.
          */
         private Boolean virtualThreads;
 
