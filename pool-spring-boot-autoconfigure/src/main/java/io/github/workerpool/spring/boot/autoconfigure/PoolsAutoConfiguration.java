@@ -17,8 +17,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.AsyncConfigurer;
+import org.springframework.scheduling.config.TaskManagementConfigUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for
@@ -68,6 +74,7 @@ public final class PoolsAutoConfiguration {
         String defaultPool = PoolsPropertiesBinding.bind(environment).getDefaultPool();
         return () -> {
             PoolsAsyncConfigurer.checkDefaultPool(beanFactory, defaultPool);
+            warnIfAsyncIsOff(beanFactory);
             if (defaultPool != null && !beanFactory.containsBean(ASYNC_CONFIGURER_BEAN_NAME)) {
                 logger.warn("pools.default-pool=" + defaultPool + " is not what chooses plain @Async's executor: the "
                         + "application's AsyncConfigurer "
@@ -76,6 +83,39 @@ public final class PoolsAutoConfiguration {
                         + "(@Qualifier(\"" + defaultPool + "\") Executor); else remove the property.");
             }
         };
+    }
+
+    /**
+     * Without @EnableAsync (Spring Boot does not turn it on) an @Async method runs on the calling
+     * thread, silently: the pools stay idle. Says so, naming the first bean with such methods;
+     * only then are the beans' classes looked through, once.
+     */
+    private static void warnIfAsyncIsOff(ListableBeanFactory beanFactory) {
+        if (beanFactory.containsBean(TaskManagementConfigUtils.ASYNC_ANNOTATION_PROCESSOR_BEAN_NAME)) {
+            return;
+        }
+        for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
+            Class<?> type = beanFactory.getType(name, false);
+            if (type != null && hasAsyncMethods(ClassUtils.getUserClass(type))) {
+                logger.warn("@Async methods of bean '" + name + "' (" + ClassUtils.getUserClass(type).getName()
+                        + ") run on the calling thread: @EnableAsync is missing. Add @EnableAsync to a "
+                        + "@Configuration class to run them on their pools.");
+                return;
+            }
+        }
+    }
+
+    private static boolean hasAsyncMethods(Class<?> type) {
+        if (!AnnotationUtils.isCandidateClass(type, Async.class)) {
+            return false;
+        }
+        if (AnnotatedElementUtils.hasAnnotation(type, Async.class)) {
+            return true;
+        }
+        boolean[] found = new boolean[1];
+        ReflectionUtils.doWithMethods(type, (method) -> found[0] = true,
+                (method) -> !found[0] && AnnotatedElementUtils.hasAnnotation(method, Async.class));
+        return found[0];
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -434,6 +434,28 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void asyncMethodsWithoutEnableAsync_areWarnedOfNamingTheBean(CapturedOutput output) {
+        // Found by a review (helper-132): without @EnableAsync (Spring Boot does not turn it on),
+        // @Async("mail") ran on the caller's thread, the pool idle, and nothing said why.
+        this.runner.withBean("asyncService", AsyncService.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(AsyncService.class).onMail().get(10, TimeUnit.SECONDS))
+                .as("runs on the caller's thread: what the warning is about")
+                .isEqualTo(Thread.currentThread().getName());
+            assertThat(output).contains("@Async methods of bean 'asyncService' ("
+                    + AsyncService.class.getName() + ") run on the calling thread: @EnableAsync is missing");
+        });
+    }
+
+    @Test
+    void asyncMethodsWithEnableAsync_areNotWarnedOf(CapturedOutput output) {
+        this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+            assertThat(context.getBean(AsyncService.class).onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
+            assertThat(output).doesNotContain("@EnableAsync is missing");
+        });
+    }
+
+    @Test
     void defaultPoolWhenUnknownFailsStartup() {
         this.runner.withPropertyValues("pools.default-pool=mial").run((context) -> {
             FailureAnalysis analysis = analyze(context);
