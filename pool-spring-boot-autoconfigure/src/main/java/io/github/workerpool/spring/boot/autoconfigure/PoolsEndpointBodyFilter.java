@@ -102,8 +102,11 @@ final class PoolsEndpointBodyFilter extends OncePerRequestFilter {
         // Only a request sent without a body is handed on as "{}" JSON. One whose body a filter
         // before this one read (a form that HiddenHttpMethodFilter or the CSRF filter parsed for a
         // parameter) goes on as it came: its fields are in the parameter map, which actuator binds,
-        // and as JSON they went through unchecked; as a form, actuator refuses it (415).
-        boolean sentWithout = body.length == 0 && !declaresBody(request) && !isForm(request.getContentType());
+        // and as JSON they went through unchecked; as a form, actuator refuses it (415). A form
+        // of Content-Length 0 (curl -d '', a field-less HTML form) has no fields to parse: its
+        // parameters are the query's, which are checked above; it goes on as one sent without.
+        boolean sentWithout = body.length == 0 && !declaresBody(request)
+                && (!isForm(request.getContentType()) || request.getContentLengthLong() == 0);
         chain.doFilter(sentWithout ? new CachedBody(request, TuneBody.EMPTY_OBJECT, true) : new CachedBody(request, body, false),
                 response);
     }

@@ -230,6 +230,17 @@ class PoolsEndpointSweepIntegrationTests {
         }
     }
 
+    @Test
+    void purgeSentAsAnEmptyForm_purges() throws Exception {
+        // Found by a review (helper-132): curl -d '', wget --post-data='' and a field-less HTML form
+        // send an empty form (Content-Length: 0): on a servlet server it was a 415 (WebFlux: 200).
+        tried.incrementAndGet();
+        HttpJson.Response response = http.postForm("/actuator/pools/mail/purge", "");
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        assertThat(response.body()).contains("\"purged\"");
+        assertThat(capacitiesAndConfigs()).isEqualTo(before);
+    }
+
     @AfterAll
     static void report() {
         http = null;
