@@ -170,7 +170,15 @@ public class PoolsEndpoint {
                         + changes(tuned.oldValues(), tuned.newValues()));
                 yield PoolDescriptor.of(name, pool);
             }
-            case "purge" -> purge(name, pool, principal);
+            case "purge" -> {
+                // Also refused before actuator by the web filters; this is JMX's (and any caller's) check.
+                if (!fields.isEmpty() || adaptive != null) {
+                    String sent = !fields.isEmpty() ? fields.keySet().iterator().next().field() : "adaptive";
+                    throw badRequest("Cannot purge pool '" + name + "': a purge takes no options, but " + sent
+                            + " was sent; send it to tune; nothing was changed");
+                }
+                yield purge(name, pool, principal);
+            }
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };
     }
