@@ -392,37 +392,8 @@ class TaskGroupTest {
         // Found by a review (helper-125): the group's end replaced the thread's deadline, so a
         // rejection listener's group submit (on the invokeAll's thread, to the same full pool)
         // waited for ever, past the invokeAll's timeout.
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicReference<TaskGroup<String>> group = new AtomicReference<>();
-        AtomicReference<Object> fromListener = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
-        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
-                .listener(new PoolListener() {
-                    @Override
-                    public void taskRejected(Pool p, java.util.concurrent.RejectedExecutionException rejection) {
-                        if (!once.getAndSet(true)) {
-                            try {
-                                fromListener.set(group.get().submit(() -> "fallback"));
-                            } catch (Throwable t) {
-                                fromListener.set(t);
-                            }
-                        }
-                    }
-                }).build());
-        group.set(invariants.track(TaskGroup.of(pool)));
-        ExecutorService invoker = Executors.newSingleThreadExecutor();
-        try {
-            pool.execute(() -> Latches.pass(release));
-            Future<List<Future<String>>> all = invoker.submit(() -> pool.invokeAll(List.of(() -> "a"), 100, TimeUnit.MILLISECONDS));
-            assertThat(all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
-            assertThat(fromListener.get()).as("refused: its wait ended with the invokeAll's")
-                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
-            assertThat(((Throwable) fromListener.get()).getMessage()).contains("invokeAll");
-            assertThat(group.get().tasks().get(0).error()).isSameAs(fromListener.get());
-        } finally {
-            release.countDown();
-            invoker.shutdownNow();
-        }
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1).build());
+        assertAListenersGroupSubmitEndsWithTheInvokeAll(pool, pool, pool);
     }
 
     @Test
@@ -430,13 +401,23 @@ class TaskGroupTest {
         // Found by a review (helper-129): the group inherited the deadline only from a call on the
         // very same executor, so a listener's group submit to the sub-pool the MultiPool's invokeAll
         // waited in waited for ever, past that call's timeout.
+        MultiPool multi = invariants.track(MultiPool.of(1, WorkerPool.builder().name(Invariants.uniqueName("tgm"))
+                .capacity(1), MultiPool.LoadBalancing.ROUND_ROBIN));
+        assertAListenersGroupSubmitEndsWithTheInvokeAll(multi, multi, multi.pool(0));
+    }
+
+    /**
+     * With {@code invoked}'s one worker held, a timed invokeAll on it is refused at its deadline;
+     * the rejection listener of {@code pool} (on the invokeAll's thread) submits to a group over
+     * {@code grouped}, whose wait must end with the invokeAll's, refused.
+     */
+    private void assertAListenersGroupSubmitEndsWithTheInvokeAll(Pool pool, ExecutorService invoked, ExecutorService grouped)
+            throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<TaskGroup<String>> group = new AtomicReference<>();
         AtomicReference<Object> fromListener = new AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
-        MultiPool multi = invariants.track(MultiPool.of(1, WorkerPool.builder().name(Invariants.uniqueName("tgm"))
-                .capacity(1), MultiPool.LoadBalancing.ROUND_ROBIN));
-        multi.addListener(new PoolListener() {
+        pool.addListener(new PoolListener() {
             @Override
             public void taskRejected(Pool p, java.util.concurrent.RejectedExecutionException rejection) {
                 if (!once.getAndSet(true)) {
@@ -448,15 +429,16 @@ class TaskGroupTest {
                 }
             }
         });
-        group.set(invariants.track(TaskGroup.of(multi.pool(0))));
+        group.set(invariants.track(TaskGroup.of(grouped)));
         ExecutorService invoker = Executors.newSingleThreadExecutor();
         try {
-            multi.execute(() -> Latches.pass(release));
-            Future<List<Future<String>>> all = invoker.submit(() -> multi.invokeAll(List.of(() -> "a"), 100, TimeUnit.MILLISECONDS));
+            invoked.execute(() -> Latches.pass(release));
+            Future<List<Future<String>>> all = invoker.submit(() -> invoked.invokeAll(List.of(() -> "a"), 100, TimeUnit.MILLISECONDS));
             assertThat(all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).allSatisfy((f) -> assertThat(f.isCancelled()).isTrue());
             assertThat(fromListener.get()).as("refused: its wait ended with the invokeAll's")
                 .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
             assertThat(((Throwable) fromListener.get()).getMessage()).contains("invokeAll");
+            assertThat(group.get().tasks().get(0).error()).isSameAs(fromListener.get());
         } finally {
             release.countDown();
             invoker.shutdownNow();
