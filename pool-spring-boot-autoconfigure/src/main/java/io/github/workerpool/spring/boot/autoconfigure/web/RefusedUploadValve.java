@@ -11,8 +11,8 @@ import org.apache.coyote.ActionCode;
 import org.apache.coyote.http11.AbstractHttp11Protocol;
 
 /**
- * Lets Tomcat close the connection of a request the admission filter refused without reading the
- * rest of its body first.
+ * Lets Tomcat close the connection of a request the admission filter refused, or one whose body
+ * the application left unread, without reading the rest of its body first.
  */
 final class RefusedUploadValve extends ValveBase {
 
@@ -44,8 +44,11 @@ final class RefusedUploadValve extends ValveBase {
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
         getNext().invoke(request, response);
-        if (request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null && isHttp11(request)
-                && !readWhatHasCome(request)) {
+        // Not only refused requests: an admitted one whose body the application did not read (a
+        // 404, 405 or 401 to an upload) would hold its thread swallowing the rest after the filter
+        // stopped counting it (found by a review). Not an async one: its body may still be read.
+        boolean refused = request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null;
+        if ((refused || !request.isAsync()) && isHttp11(request) && !readWhatHasCome(request)) {
             request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
         }
     }
