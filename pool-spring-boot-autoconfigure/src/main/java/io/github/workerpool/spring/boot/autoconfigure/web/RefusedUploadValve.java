@@ -68,6 +68,9 @@ final class RefusedUploadValve extends ValveBase {
             return request.getHeader("Transfer-Encoding") == null;
         }
         org.apache.coyote.Request coyote = request.getCoyoteRequest();
+        if (coyote.getBytesRead() >= length) {
+            return true; // all read (the usual admitted request), maybe through a reader: keep the connection
+        }
         try {
             ServletInputStream in = request.getInputStream();
             byte[] buffer = new byte[8192];
