@@ -324,7 +324,7 @@ public class EtlJob implements DisposableBean {
                 this.state = State.FAILED;
                 this.checkpoint.state(JdbcCheckpoint.State.FAILED);
             }
-            else if (end && !this.shuttingDown) {
+            else if (end) {
                 this.state = State.DONE;
                 this.checkpoint.state(JdbcCheckpoint.State.DONE);
                 logger.info("ETL job done: {}", this.checkpoint.load().orElse(EtlCheckpoint.START));
