@@ -16,6 +16,11 @@ import com.netflix.concurrency.limits.limit.window.SampleWindowFactory;
  * algorithm never got a sample and its limit never moved, up or back up after a cut. A sample
  * that comes more than {@code staleNanos} after the one before starts a new window: after a
  * quiet hour, 9 old samples and 1 new one are not this hour's window.
+ *
+ * <p>A window with a drop never reads as faster than the last window without one: a backend
+ * shedding load answers fast (a 429 in a millisecond), and Vegas takes a window faster than any
+ * before it for the backend's new unloaded run time, ignoring its drop; the healthy windows after
+ * it then read as a deep queue and took the limit to its minimum (review helper-131).
  */
 final class SampleWindows implements Limit {
 
@@ -39,6 +44,9 @@ final class SampleWindows implements Limit {
     private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
 
     private final Object lock = new Object();
+
+    /** The average run time of the last window without a drop (0: none yet); under lock. */
+    private long lastHealthyRtt;
 
     /** When the current window may end; written under lock. */
     private volatile long windowEnd;
@@ -96,8 +104,14 @@ final class SampleWindows implements Limit {
                     long basis = this.byAverage ? full.getTrackedRttNanos() : full.getCandidateRttNanos();
                     long length = Math.min(Math.max(basis * 2, this.minWindowNanos), this.maxWindowNanos);
                     this.windowEnd = endTime + length;
-                    this.delegate.onSample(startTime, full.getTrackedRttNanos(), full.getMaxInFlight(),
-                            full.didDrop());
+                    long rtt = full.getTrackedRttNanos();
+                    if (!full.didDrop()) {
+                        this.lastHealthyRtt = rtt;
+                    }
+                    else {
+                        rtt = Math.max(rtt, this.lastHealthyRtt);
+                    }
+                    this.delegate.onSample(startTime, rtt, full.getMaxInFlight(), full.didDrop());
                 }
             }
         }

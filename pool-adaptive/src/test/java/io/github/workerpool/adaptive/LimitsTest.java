@@ -53,6 +53,28 @@ class LimitsTest {
         assertThat(limit.getLimit()).isGreaterThanOrEqualTo(20);
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "VEGAS", "AIMD" })
+    void aWindowOfFastDrops_backsOff_andDoesNotReadAsTheBackendsUnloadedRunTime(Algorithm algorithm) {
+        // Review helper-131: a backend shedding load with quick 429s (drop-on failures) gave Vegas a
+        // window faster than any before it; the library's VegasLimit takes such a window for the
+        // new unloaded run time and ignores its drop, and the healthy 50 ms windows after it then
+        // read as a queue of 90% of the limit: down to the minimum over the next windows.
+        Limit limit = Limits.create(algorithm, 40, 4, 200, null, false);
+        for (int i = 0; i < 20; i++) {
+            window(limit, 50, limit.getLimit(), false);
+        }
+        int before = limit.getLimit();
+        window(limit, 5, before, true);
+        int after = limit.getLimit();
+        assertThat(after).as("%s after a window of fast drops", algorithm).isLessThan(before);
+        for (int i = 0; i < 50; i++) {
+            window(limit, 50, limit.getLimit(), false);
+            assertThat(limit.getLimit()).as("%s after %d healthy windows", algorithm, i + 1)
+                .isGreaterThanOrEqualTo(after);
+        }
+    }
+
     /**
      * A pool kept full against a backend with room for any load, whose tasks run 500 ms on average
      * with a coefficient of variation of 1 whatever the load: the mean limit over the last third of
