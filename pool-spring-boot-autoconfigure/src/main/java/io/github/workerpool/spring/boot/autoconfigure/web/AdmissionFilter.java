@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -36,9 +37,13 @@ final class AdmissionFilter implements Filter {
     /*
      * In flight: from the moment a request is admitted until it is done, which for an async
      * request is its AsyncContext's completion, error or timeout, not the return of its first
-     * dispatch (it still holds the application's resources). The filter runs for REQUEST
-     * dispatches only, so the ASYNC and ERROR dispatches of an admitted request are not counted
-     * again.
+     * dispatch (it still holds the application's resources). The filter runs for REQUEST and
+     * ERROR dispatches (not ASYNC ones: an async request is counted until it completes). The
+     * error page of a request that failed (sendError, an exception) runs after its REQUEST
+     * dispatch returned, on the same thread: it is counted again while it runs, without a limit
+     * (the request was admitted, and its error page is its answer), or a slow one took a thread
+     * the count called free. The error page of an async request runs before it completes, still
+     * counted.
      *
      * The count is raised before it is compared with the limit: two requests that arrive together at the last
      * slot cannot both get in, and at worst one of them gets a 503 while the other is leaving.
@@ -55,6 +60,9 @@ final class AdmissionFilter implements Filter {
 
     /** Set on a request answered with a 503. */
     static final String REFUSED_ATTRIBUTE = AdmissionFilter.class.getName() + ".refused";
+
+    /** The count an admitted request that failed left when its dispatch returned: its error page is counted there. */
+    private static final String FAILED_ATTRIBUTE = AdmissionFilter.class.getName() + ".failed";
 
     /*
      * Adaptive sizing (pools.instances.<name>.adaptive) takes each task of the pool as a sample of
@@ -133,6 +141,10 @@ final class AdmissionFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        if (request.getDispatcherType() == DispatcherType.ERROR) {
+            errorPage(request, response, chain);
+            return;
+        }
         long now = this.clock.getAsLong();
         checkRules(now);
         if (!(request instanceof HttpServletRequest http)) {
@@ -161,6 +173,7 @@ final class AdmissionFilter implements Filter {
     private void admitted(ServletRequest request, ServletResponse response, FilterChain chain, AtomicInteger count,
             long now) throws IOException, ServletException {
         boolean async = false;
+        boolean done = false;
         try {
             logRefusedSinceIfDue(now);
             chain.doFilter(request, response);
@@ -168,11 +181,32 @@ final class AdmissionFilter implements Filter {
                 request.getAsyncContext().addListener(new Release(count));
                 async = true;
             }
+            done = true;
         }
         finally {
             if (!async) {
                 count.decrementAndGet();
+                if (!done || (response instanceof HttpServletResponse http && http.getStatus() >= 400)) {
+                    request.setAttribute(FAILED_ATTRIBUTE, count); // an error page may follow
+                }
             }
+        }
+    }
+
+    /** Runs the error page of an admitted request that failed counted in the count it left. */
+    private static void errorPage(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(request.getAttribute(FAILED_ATTRIBUTE) instanceof AtomicInteger count)) {
+            chain.doFilter(request, response); // counted still (an async request), or never admitted
+            return;
+        }
+        request.removeAttribute(FAILED_ATTRIBUTE);
+        count.incrementAndGet();
+        try {
+            chain.doFilter(request, response);
+        }
+        finally {
+            count.decrementAndGet();
         }
     }
 

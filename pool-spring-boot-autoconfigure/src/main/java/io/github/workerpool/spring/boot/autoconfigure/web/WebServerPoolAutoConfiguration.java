@@ -151,7 +151,7 @@ public final class WebServerPoolAutoConfiguration {
                 tuneRequest(environment, exempt, pool.name()), System::nanoTime);
         FilterRegistrationBean<AdmissionFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("poolsWebServerAdmissionFilter");
-        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ERROR);
         registration.setAsyncSupported(true);
         registration.setOrder(FILTER_ORDER);
         return registration;

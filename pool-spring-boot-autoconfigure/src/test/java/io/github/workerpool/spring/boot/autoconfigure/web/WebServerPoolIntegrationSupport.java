@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -174,6 +175,29 @@ abstract class WebServerPoolIntegrationSupport {
         assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
         closed.get(20, TimeUnit.SECONDS);
         assertThat(output.getAll()).contains("Graceful shutdown complete").doesNotContain("did not finish");
+    }
+
+    /**
+     * Four requests (the application's limit) whose error pages are slow must keep the
+     * application full while they run: the next request gets its 503 at once, rather than a
+     * thread of the reserve (or the queue) while the count says none is in.
+     */
+    void assertSlowErrorPagesCountAsTheirRequests() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> broken = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            broken.add(get("/broken"));
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> this.gate.entered.get() == 4);
+        HttpResponse<String> next = get("/fast").get(15, TimeUnit.SECONDS);
+        assertThat(next.statusCode()).as("the four are still in the application, in their error pages")
+            .isEqualTo(503);
+        this.gate.open.countDown();
+        assertThat(join(broken)).allMatch((response) -> response.statusCode() == 500);
+        AdmissionFilter filter = (AdmissionFilter) this.context
+            .getBean("poolsWebServerAdmissionFilter", FilterRegistrationBean.class)
+            .getFilter();
+        await().atMost(Duration.ofSeconds(10)).until(() -> filter.inFlight() == 0);
+        assertThat(get("/fast").get(15, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
     }
 
     void assertQuietAndCountsAddUp() {

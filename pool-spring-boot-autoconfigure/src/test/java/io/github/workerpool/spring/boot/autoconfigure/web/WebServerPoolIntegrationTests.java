@@ -188,6 +188,16 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void aSlowErrorPageStaysInTheCount() throws Exception {
+        // Found by a review (helper-131): the filter ran for REQUEST dispatches only, so the
+        // count let a request go when its dispatch returned, and the error page Tomcat then
+        // dispatched to on the same thread ran outside it: slow ones took threads the count
+        // called free.
+        start();
+        assertSlowErrorPagesCountAsTheirRequests();
+    }
+
+    @Test
     void aRefusedUploadThatHasAllComeGetsItsWhole503_notAReset() throws Exception {
         // Found by a review: closing on a body Tomcat had not read reset the connection, and the
         // client lost the 503; a body that has all come is read first.

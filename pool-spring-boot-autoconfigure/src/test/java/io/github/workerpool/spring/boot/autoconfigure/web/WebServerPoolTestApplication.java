@@ -1,11 +1,18 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
+import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletResponse;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -26,6 +33,29 @@ class WebServerPoolTestApplication {
     @Bean
     Gate gate() {
         return new Gate();
+    }
+
+    /**
+     * The error page of {@code /broken}: holds the gate in the ERROR dispatch, as a slow custom
+     * error page would (one that looks something up).
+     */
+    @Bean
+    FilterRegistrationBean<Filter> slowErrorPage(Gate gate) {
+        Filter filter = (request, response, chain) -> {
+            if ("/broken".equals(request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI))) {
+                gate.entered.incrementAndGet();
+                try {
+                    gate.open.await(10, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            chain.doFilter(request, response);
+        };
+        FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(filter);
+        registration.setDispatcherTypes(DispatcherType.ERROR);
+        return registration;
     }
 
     /** Holds the slow requests. */
@@ -59,6 +89,12 @@ class WebServerPoolTestApplication {
         String work(@RequestParam(defaultValue = "50") long ms) throws InterruptedException {
             Thread.sleep(ms);
             return "done";
+        }
+
+        /** Fails with a 500 through the server's error page (an ERROR dispatch after this one). */
+        @GetMapping("/broken")
+        void broken(HttpServletResponse response) throws IOException {
+            response.sendError(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
         }
 
         @GetMapping("/fast")

@@ -266,6 +266,14 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
     }
 
     @Test
+    void aSlowErrorPageStaysInTheCount() throws Exception {
+        // As on Tomcat (found by a review): Jetty runs the error page after the request's
+        // dispatch returned, on the same thread, and it must stay counted.
+        start();
+        assertSlowErrorPagesCountAsTheirRequests();
+    }
+
+    @Test
     void aRefusedUploadDoesNotHoldAThreadReadingTheRestOfItsBody() throws Exception {
         // As on Tomcat (where, found by a review, the rest of a refused body was read on a reserved
         // thread): two stalled uploads must not hold the reserve.
