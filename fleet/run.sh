@@ -279,7 +279,7 @@ await 30 "Prometheus loaded docs/prometheus/workerpool-alerts.yml" prometheus_ha
 cat <<EOF
 
 The fleet is up (logs and files in $run):
-  Spring Boot Admin   $admin   (a replica, then Pools in its sidebar)
+  Spring Boot Admin   $admin   (Pools in its top bar: every replica; a replica, then Pools in its sidebar: tune)
   Prometheus          $prom   (Alerts: the shipped rules; Graph: executor_pool_max_threads)
   replicas            $(for p in "${replica_ports[@]}"; do printf 'http://127.0.0.1:%s/  ' "$p"; done)
   ZooKeeper           127.0.0.1:$zk_port   (pools.* of $app under /config/$app)

@@ -1,5 +1,6 @@
 /*
- * workerpool for Spring Boot Admin 4.1: the "Pools" view of an instance.
+ * workerpool for Spring Boot Admin 4.1: the "Pools" view of an instance, and the fleet's (every
+ * instance's pools, in SBA's top bar).
  *
  * Plain JavaScript, no build step: SBA's bundle sets globalThis.Vue (Vue 3, the runtime build, so
  * no template compiler: the view is written with render functions) and globalThis.SBA, and loads
@@ -571,6 +572,214 @@
     },
   });
 
+
+  /** The fleet view's columns: an instance's figures of a pool, and their sum over the instances. */
+  var FLEET_FIGURES = ['capacity', 'running', 'waiting', 'queued', 'rejected', 'failed'];
+
+  /** Past this many instances the fleet view polls less often: 100 ms per instance, at most 10 reads a second. */
+  var FLEET_POLLS = 20;
+
+  /** An instance's address as its registration gives it ("127.0.0.1:8080"), else its id. */
+  function instanceLabel(instance) {
+    var url = (instance.registration && (instance.registration.serviceUrl || instance.registration.managementUrl)) || '';
+    var match = /^[a-z]+:\/\/([^/]+)/i.exec(url);
+    return match ? match[1] : instance.id;
+  }
+
+  /** The sum of a figure over some pools; unbounded (-1) if any capacity is. */
+  function total(name, pools) {
+    var sum = 0;
+    for (var i = 0; i < pools.length; i++) {
+      var value = pools[i][name];
+      if (name === 'capacity' && value === -1) {
+        return -1;
+      }
+      sum += typeof value === 'number' ? value : 0;
+    }
+    return sum;
+  }
+
+  /** Whether a pool runs at its capacity: what a row of the fleet view is marked for. */
+  function full(pool) {
+    return pool.capacity > 0 && pool.running >= pool.capacity;
+  }
+
+  /**
+   * The Pools entry of SBA's top bar: every instance's pools, one table per application, a row
+   * for each pool of each instance under a row of their sums, so that the replica at its capacity
+   * (or with callers waiting) stands out. Read-only: an instance's link opens its own Pools view,
+   * where its pools are tuned and purged. Each instance with the pools endpoint is read every two
+   * seconds through SBA's proxy (less often past FLEET_POLLS instances).
+   */
+  var FleetView = Vue.defineComponent({
+    name: 'WorkerpoolFleet',
+    props: {
+      applications: { type: Array, default: function () { return []; } },
+    },
+    setup: function (props) {
+      // Instance id -> { pools, error, updated }; kept apart from SBA's instance objects, which
+      // SBA replaces on every event about them.
+      var state = Vue.reactive({ reads: Object.create(null), updated: null });
+      var timer = null;
+      var stopped = false;
+
+      function instances() {
+        var list = [];
+        (props.applications || []).forEach(function (application) {
+          (application.instances || []).forEach(function (instance) {
+            if (typeof instance.hasEndpoint === 'function' && instance.hasEndpoint('pools')) {
+              list.push(instance);
+            }
+          });
+        });
+        return list;
+      }
+
+      function read(instance) {
+        var startedAt = new Date();
+        return instance.axios.get(POOLS, QUIET).then(function (response) {
+          state.reads[instance.id] = {
+            pools: Object.assign(Object.create(null), (response.data && response.data.pools) || {}),
+            error: null,
+            updated: startedAt,
+          };
+        }, function (error) {
+          var last = state.reads[instance.id];
+          state.reads[instance.id] = { pools: last ? last.pools : null, error: describe(error),
+            updated: last ? last.updated : null };
+        });
+      }
+
+      function refresh() {
+        var now = instances();
+        var ids = Object.create(null);
+        now.forEach(function (instance) {
+          ids[instance.id] = true;
+        });
+        Object.keys(state.reads).forEach(function (id) {
+          if (!ids[id]) {
+            delete state.reads[id]; // deregistered
+          }
+        });
+        Promise.all(now.map(read)).then(function () {
+          if (stopped) {
+            return;
+          }
+          state.updated = new Date();
+          timer = setTimeout(refresh, Math.max(REFRESH_MS, now.length > FLEET_POLLS ? now.length * 100 : 0));
+        });
+      }
+
+      Vue.onMounted(refresh);
+      Vue.onBeforeUnmount(function () {
+        stopped = true;
+        clearTimeout(timer);
+      });
+
+      function cells(pool, stale) {
+        return FLEET_FIGURES.map(function (name) {
+          return h('td', { class: 'wp-number' + (stale ? ' wp-stale' : ''), 'data-field': name },
+            figure(name, pool[name]));
+        });
+      }
+
+      function renderApplication(application) {
+        var members = (application.instances || []).filter(function (instance) {
+          return typeof instance.hasEndpoint === 'function' && instance.hasEndpoint('pools');
+        }).sort(function (a, b) {
+          return instanceLabel(a) < instanceLabel(b) ? -1 : instanceLabel(a) > instanceLabel(b) ? 1 : 0;
+        });
+        if (members.length === 0) {
+          return null;
+        }
+        var names = Object.create(null);
+        members.forEach(function (instance) {
+          var read = state.reads[instance.id];
+          Object.keys((read && read.pools) || {}).forEach(function (name) {
+            names[name] = true;
+          });
+        });
+        var rows = [];
+        Object.keys(names).sort().forEach(function (name) {
+          var pools = [];
+          var instanceRows = [];
+          members.forEach(function (instance) {
+            var read = state.reads[instance.id];
+            var pool = read && read.pools && read.pools[name];
+            if (!pool) {
+              return;
+            }
+            pools.push(pool);
+            instanceRows.push(h('tr', { class: 'wp-instance-row' + (full(pool) ? ' wp-full' : ''),
+              'data-pool': name, 'data-instance': instance.id, key: name + '/' + instance.id }, [
+              h('td'),
+              h('td', [h('a', { href: 'instances/' + encodeURIComponent(instance.id) + '/pools',
+                title: read.error ? 'last read failed: ' + read.error : 'open this instance\'s Pools view' },
+              instanceLabel(instance)), read.error ? h('span', { class: 'wp-error' }, ' (stale)') : null]),
+            ].concat(cells(pool, !!read.error))));
+          });
+          rows.push(h('tr', { class: 'wp-total', 'data-pool': name, 'data-total': 'true', key: name }, [
+            h('th', { scope: 'row' }, name),
+            h('td', pools.length === members.length ? 'all ' + pools.length
+              : pools.length + ' of ' + members.length),
+          ].concat(FLEET_FIGURES.map(function (figureName) {
+            return h('td', { class: 'wp-number', 'data-field': figureName },
+              figure(figureName, total(figureName, pools)));
+          }))));
+          rows.push.apply(rows, instanceRows);
+        });
+        // Instances not read yet or whose reads fail, by name: a replica that is down shows here.
+        var unread = members.filter(function (instance) {
+          var read = state.reads[instance.id];
+          return !read || !read.pools;
+        });
+        return h('section', { class: 'wp-application', 'data-application': application.name,
+          key: application.name }, [
+          h('h3', application.name),
+          h('table', { class: 'wp-fleet' }, [
+            h('thead', [h('tr', [h('th', 'pool'), h('th', 'instance')].concat(FLEET_FIGURES.map(function (name) {
+              return h('th', { class: 'wp-number' }, name);
+            })))]),
+            h('tbody', rows),
+          ]),
+          unread.length === 0 ? null : h('ul', { class: 'wp-unread' }, unread.map(function (instance) {
+            var read = state.reads[instance.id];
+            return h('li', { 'data-instance': instance.id, class: read && read.error ? 'wp-error' : '' },
+              instanceLabel(instance) + ': ' + (read && read.error ? read.error : 'loading'));
+          })),
+        ]);
+      }
+
+      return function () {
+        var count = instances().length;
+        var apps = (props.applications || []).slice().sort(function (a, b) {
+          return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+        });
+        var status;
+        if (count === 0) {
+          status = 'No registered instance has the pools endpoint (pool-spring-boot-starter, exposed in '
+            + 'management.endpoints.web.exposure.include).';
+        }
+        else if (!state.updated) {
+          status = 'loading';
+        }
+        else {
+          var failing = Object.keys(state.reads).filter(function (id) {
+            return state.reads[id].error;
+          }).length;
+          status = count + ' instance' + (count === 1 ? '' : 's') + ', read every '
+            + Math.max(REFRESH_MS, count > FLEET_POLLS ? count * 100 : 0) / 1000 + ' s; updated '
+            + state.updated.toLocaleTimeString()
+            + (failing > 0 ? '; ' + failing + ' failing (their last figures are dimmed)' : '');
+        }
+        return h('div', { class: 'wp-view' }, [
+          h('p', { class: 'wp-status', 'data-field': 'status' }, status),
+          h('div', { class: 'wp-applications' }, apps.map(renderApplication)),
+        ]);
+      };
+    },
+  });
+
   SBA.use({
     install: function (context) {
       context.viewRegistry.addView({
@@ -585,10 +794,21 @@
           return scope.instance.hasEndpoint('pools');
         },
       });
+      // The whole fleet's pools, in SBA's top bar.
+      context.viewRegistry.addView({
+        name: 'workerpool-fleet',
+        path: '/pools',
+        label: 'workerpool.fleet.label',
+        order: 1000,
+        component: FleetView,
+      });
       if (context.i18n) {
-        context.i18n.mergeLocaleMessage('en', { instances: { pools: { label: 'Pools' } } });
-        context.i18n.mergeLocaleMessage('de', { instances: { pools: { label: 'Pools' } } });
-        context.i18n.mergeLocaleMessage('zh-CN', { instances: { pools: { label: '线程池' } } });
+        context.i18n.mergeLocaleMessage('en', { instances: { pools: { label: 'Pools' } },
+          workerpool: { fleet: { label: 'Pools' } } });
+        context.i18n.mergeLocaleMessage('de', { instances: { pools: { label: 'Pools' } },
+          workerpool: { fleet: { label: 'Pools' } } });
+        context.i18n.mergeLocaleMessage('zh-CN', { instances: { pools: { label: '线程池' } },
+          workerpool: { fleet: { label: '线程池' } } });
       }
     },
   });

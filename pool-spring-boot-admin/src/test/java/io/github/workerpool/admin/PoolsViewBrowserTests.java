@@ -560,6 +560,94 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    void theFleetViewShowsEveryReplicasPools_underTheirSums_andFollowsATune() throws Exception {
+        openBrowser();
+        String one = this.ids.get("one");
+        String two = this.ids.get("two");
+        int capacity = mail("one").get("capacity").asInt();
+        int tuned = capacity + 7;
+        try {
+            this.browser.get(this.adminUrl + "/applications");
+            WebDriverWait wait = patiently();
+            // The entry in SBA's top bar.
+            wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("a[href$='/pools']"))).click();
+            wait.until((d) -> d.getCurrentUrl().endsWith("/pools"));
+            wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("mail", one)));
+            WebElement sample = this.browser.findElement(By.cssSelector("[data-application='workerpool-sample']"));
+            for (String name : List.of("crawler", "etl", "mail", "reports", "thumbnails")) {
+                assertThat(sample.findElements(By.cssSelector("tr[data-pool='" + name + "'][data-total]")))
+                    .as("the sum row of %s", name).hasSize(1);
+                assertThat(sample.findElements(By.cssSelector("tr[data-pool='" + name + "'][data-instance]")))
+                    .as("a row of %s for each replica", name).hasSize(2);
+            }
+            assertThat(field(this.browser.findElement(fleetRow("mail", two)), "capacity").getText())
+                .isEqualTo(Integer.toString(capacity));
+
+            // One replica tuned elsewhere: its row and the sum follow, the other row does not.
+            Http.post(this.actuators.get("one") + "/pools/mail/tune", "{\"capacity\": " + tuned + "}", SampleReplica.OPS,
+                    SampleReplica.OPS_PASSWORD);
+            wait.until((d) -> field(d.findElement(fleetRow("mail", one)), "capacity").getText()
+                .equals(Integer.toString(tuned)));
+            wait.until((d) -> field(d.findElement(By.cssSelector(
+                    "[data-application='workerpool-sample'] tr[data-pool='mail'][data-total]")), "capacity")
+                .getText().equals(Integer.toString(capacity + tuned)));
+            assertThat(field(this.browser.findElement(fleetRow("mail", two)), "capacity").getText())
+                .isEqualTo(Integer.toString(capacity));
+            screenshot("sba-fleet.png");
+
+            // An instance's link opens its own Pools view, where it is tuned.
+            click(this.browser.findElement(fleetRow("mail", two)).findElement(By.tagName("a")));
+            wait.until((d) -> d.getCurrentUrl().endsWith("/instances/" + two + "/pools"));
+            wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+        }
+        finally {
+            Http.post(this.actuators.get("one") + "/pools/mail/tune", "{\"capacity\": " + capacity + "}",
+                    SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void theFleetViewMarksAPoolAtItsCapacity_andDimsAnInstanceItCannotRead() throws Exception {
+        openBrowser();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        String pools = "{\"pools\": {\"busy\": {\"capacity\": 4, \"running\": 4, \"waiting\": 2, \"queued\": 0, "
+                + "\"rejected\": 3, \"failed\": 0}, \"calm\": {\"capacity\": -1, \"running\": 1, \"waiting\": 0, "
+                + "\"queued\": 0, \"rejected\": 0, \"failed\": 0}}}";
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools") && !down.get()) {
+                answer(exchange, 200, ACTUATOR_JSON, pools);
+            }
+            else {
+                answer(exchange, 503, "application/json", "{\"status\": 503, \"error\": \"Service Unavailable\"}");
+            }
+        });
+        try {
+            String id = register(stub, "fleet-stub");
+            // Loaded at its own address (SBA serves its page there: the extension's routes.txt).
+            this.browser.get(this.adminUrl + "/pools");
+            WebDriverWait wait = patiently();
+            WebElement busy = wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("busy", id)));
+            assertThat(busy.getAttribute("class")).contains("wp-full");
+            assertThat(field(busy, "waiting").getText()).isEqualTo("2");
+            WebElement calm = this.browser.findElement(fleetRow("calm", id));
+            assertThat(calm.getAttribute("class")).doesNotContain("wp-full");
+            assertThat(field(calm, "capacity").getText()).isEqualTo("unbounded");
+            assertThat(field(this.browser.findElement(By.cssSelector(
+                    "[data-application='fleet-stub'] tr[data-pool='calm'][data-total]")), "capacity").getText())
+                .isEqualTo("unbounded");
+
+            down.set(true);
+            wait.until((d) -> field(d.findElement(fleetRow("busy", id)), "capacity").getAttribute("class")
+                .contains("wp-stale"));
+            assertThat(this.browser.findElement(fleetRow("busy", id)).getText()).contains("stale");
+            assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText()).contains("failing");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
     void theViewIsOfferedOnlyForInstancesWithThePoolsEndpoint() throws Exception {
         openBrowser();
         // SBA itself, registered by hand: its actuator has health and no pools.
@@ -924,6 +1012,11 @@ class PoolsViewBrowserTests {
 
     private static By sidebarLink(String instanceId) {
         return By.cssSelector("a[href$='/instances/" + instanceId + "/pools']");
+    }
+
+    /** The fleet view's row of one instance's pool. */
+    private static By fleetRow(String pool, String instanceId) {
+        return By.cssSelector("tr[data-pool='" + pool + "'][data-instance='" + instanceId + "']");
     }
 
     private static By pool(String name) {
