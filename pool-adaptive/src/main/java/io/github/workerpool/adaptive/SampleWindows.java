@@ -104,14 +104,14 @@ final class SampleWindows implements Limit {
                     long basis = this.byAverage ? full.getTrackedRttNanos() : full.getCandidateRttNanos();
                     long length = Math.min(Math.max(basis * 2, this.minWindowNanos), this.maxWindowNanos);
                     this.windowEnd = endTime + length;
-                    long rtt = full.getTrackedRttNanos();
+                    long windowRtt = full.getTrackedRttNanos();
                     if (!full.didDrop()) {
-                        this.lastHealthyRtt = rtt;
+                        this.lastHealthyRtt = windowRtt;
                     }
                     else {
-                        rtt = Math.max(rtt, this.lastHealthyRtt);
+                        windowRtt = Math.max(windowRtt, this.lastHealthyRtt);
                     }
-                    this.delegate.onSample(startTime, rtt, full.getMaxInFlight(), full.didDrop());
+                    this.delegate.onSample(startTime, windowRtt, full.getMaxInFlight(), full.didDrop());
                 }
             }
         }
