@@ -51,6 +51,11 @@ final class Invocations {
         /** Whether the caller withdraws (a group that stopped: no refusal of the pool's) or is refused (a timed call). */
         private final boolean withdraws;
         private volatile long nanos;
+        /**
+         * Set by {@link #stopNow()}, which only a task group calls: a wait it ends is withdrawn,
+         * also when the group took a timed call's deadline (its cancel is no overload either).
+         */
+        private volatile boolean stopped;
 
         private Deadline(Executor executor, long nanos, String what) {
             this(executor, nanos, what, false);
@@ -72,9 +77,9 @@ final class Invocations {
             return nanos;
         }
 
-        /** What ends the waits, for the rejection's message. */
-        String what() {
-            return what;
+        /** What ends the waits, for the message: the group's end for a wait withdrawn (see {@link #withdraws()}). */
+        String what(boolean withdrawn) {
+            return withdrawn ? GROUP_STOPPED : what;
         }
 
         /**
@@ -82,11 +87,12 @@ final class Invocations {
          * neither counts a rejection nor tells its listeners (a group's cancel is no overload).
          */
         boolean withdraws() {
-            return withdraws;
+            return withdraws || stopped;
         }
 
         /** Ends the thread's wait now: it gives up at its next look (woken if another thread calls this). */
         void stopNow() {
+            stopped = true; // before the end moves: a waiter that sees the end sees why
             nanos = System.nanoTime();
             if (thread != Thread.currentThread()) {
                 LockSupport.unpark(thread);
@@ -98,6 +104,8 @@ final class Invocations {
             return executor == pool || (executor instanceof MultiPool multi && multi.owns(pool));
         }
     }
+
+    private static final String GROUP_STOPPED = "the task group stopped (its deadline, cancel or fail-fast)";
 
     /** Timed calls running on any thread: while none runs, a waiting caller skips the thread local. */
     private static final AtomicInteger RUNNING = new AtomicInteger();
@@ -124,7 +132,7 @@ final class Invocations {
      * {@link #within}. A timed call this submit runs in, on the same executor, ends it no later.
      */
     static Deadline forGroup(Executor executor, long nanos) {
-        Deadline d = new Deadline(executor, nanos, "the task group stopped (its deadline, cancel or fail-fast)", true);
+        Deadline d = new Deadline(executor, nanos, GROUP_STOPPED, true);
         Deadline outer = DEADLINE.get();
         if (outer != null && (outer.executor == d.executor || d.executor instanceof WorkerPool pool && outer.covers(pool))
                 && outer.nanos - nanos < 0) {

@@ -227,8 +227,9 @@ final class Waiters {
                             throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
                         }
                         if (invokeTimedOut) {
-                            String why = "pool '" + pool.name() + "' had no free worker before " + until.what();
-                            throw until.withdraws() ? pool.withdrawn(why) : pool.rejectOverload(why);
+                            boolean withdrawn = until.withdraws(); // read once: a group may stop it meanwhile
+                            String why = "pool '" + pool.name() + "' had no free worker before " + until.what(withdrawn);
+                            throw withdrawn ? pool.withdrawn(why) : pool.rejectOverload(why);
                         }
                         throw pool.rejectOverload("pool '" + pool.name() + "' had no free worker within "
                                 + Duration.ofNanos(timeout) + " (blockingTimeout)");

@@ -406,6 +406,48 @@ class TaskGroupTest {
         assertAListenersGroupSubmitEndsWithTheInvokeAll(multi, multi, multi.pool(0));
     }
 
+    @Test
+    void aListenersGroupSubmitInsideATimedInvokeAll_cancelledByItsGroup_isWithdrawnNotRefused() throws Exception {
+        // Found by a review (helper-134): the submit took the invokeAll's deadline, and with it the
+        // invokeAll's way of giving up (a refusal), so its group's cancel counted one more rejection
+        // of the pool's and told the listeners of it.
+        WorkerPool pool = invariants.track(WorkerPool.builder().name(Invariants.uniqueName("tg")).capacity(1)
+                .nonblocking(true).build());
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        AtomicReference<Object> fromListener = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+        pool.addListener(new PoolListener() {
+            @Override
+            public void taskRejected(Pool p, java.util.concurrent.RejectedExecutionException rejection) {
+                if (told.getAndIncrement() == 0) {
+                    pool.reconfigure((c) -> c.withNonblocking(false)); // from now on a submit waits
+                    try {
+                        fromListener.set(group.submit(() -> "fallback"));
+                    } catch (Throwable t) {
+                        fromListener.set(t);
+                    }
+                }
+            }
+        });
+        ExecutorService invoker = Executors.newSingleThreadExecutor();
+        try {
+            pool.execute(() -> Latches.pass(release));
+            Future<?> all = invoker.submit(() -> pool.invokeAll(List.of(() -> "a"), 1, TimeUnit.HOURS));
+            await().atMost(WAIT).until(() -> pool.waiting() == 1);
+            assertThat(group.cancel()).isEqualTo(1);
+            assertThatThrownBy(() -> all.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the invokeAll's own refusal")
+                .hasCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(fromListener.get()).isInstanceOf(TaskGroup.Task.class);
+            assertThat(((TaskGroup.Task<?>) fromListener.get()).isCancelled()).isTrue();
+            assertThat(pool.stats().rejected()).as("only the invokeAll's own refusal").isEqualTo(1);
+            assertThat(told.get()).as("rejections told").isEqualTo(1);
+        } finally {
+            release.countDown();
+            invoker.shutdownNow();
+        }
+    }
+
     /**
      * With {@code invoked}'s one worker held, a timed invokeAll on it is refused at its deadline;
      * the rejection listener of {@code pool} (on the invokeAll's thread) submits to a group over
