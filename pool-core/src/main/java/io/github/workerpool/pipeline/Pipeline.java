@@ -467,7 +467,8 @@ public final class Pipeline implements AutoCloseable {
      * Returns the pool the batches run on, for watching it (its levels, {@code stats()}, listeners,
      * a dashboard): its capacity is the sum of the stages' limits. Its size and lifecycle belong
      * to the pipeline: {@code tune}, {@code reconfigure} and the lifecycle calls throw
-     * {@link IllegalStateException}; {@code purge} works.
+     * {@link IllegalStateException}; {@code purge} works. A batch whose step failed is a completed
+     * task to the pool: the failure is counted in {@link #stats()} and thrown by {@link #await()}.
      */
     public Pool pool() {
         return pool;

@@ -579,6 +579,11 @@
   /** Past this many instances the fleet view polls less often: 100 ms per instance, at most 10 reads a second. */
   var FLEET_POLLS = 20;
 
+  /** How often the fleet view reads its instances, in ms. */
+  function fleetInterval(instances) {
+    return Math.max(REFRESH_MS, instances > FLEET_POLLS ? instances * 100 : 0);
+  }
+
   /** An instance's address as its registration gives it ("127.0.0.1:8080"), else its id. */
   function instanceLabel(instance) {
     var url = (instance.registration && (instance.registration.serviceUrl || instance.registration.managementUrl)) || '';
@@ -666,7 +671,7 @@
             return;
           }
           state.updated = new Date();
-          timer = setTimeout(refresh, Math.max(REFRESH_MS, now.length > FLEET_POLLS ? now.length * 100 : 0));
+          timer = setTimeout(refresh, fleetInterval(now.length));
         });
       }
 
@@ -768,7 +773,7 @@
             return state.reads[id].error;
           }).length;
           status = count + ' instance' + (count === 1 ? '' : 's') + ', read every '
-            + Math.max(REFRESH_MS, count > FLEET_POLLS ? count * 100 : 0) / 1000 + ' s; updated '
+            + fleetInterval(count) / 1000 + ' s; updated '
             + state.updated.toLocaleTimeString()
             + (failing > 0 ? '; ' + failing + ' failing (their last figures are dimmed)' : '');
         }
