@@ -20,7 +20,9 @@ import com.netflix.concurrency.limits.limit.window.SampleWindowFactory;
  * <p>A window with a drop never reads as faster than the last window without one: a backend
  * shedding load answers fast (a 429 in a millisecond), and Vegas takes a window faster than any
  * before it for the backend's new unloaded run time, ignoring its drop; the healthy windows after
- * it then read as a deep queue and took the limit to its minimum (review helper-131).
+ * it then read as a deep queue and took the limit to its minimum (review helper-131). For Vegas
+ * and Gradient2 a window with a drop and none without before it is not passed on at all (review
+ * helper-136): the limit holds until the backend has once answered normally.
  */
 final class SampleWindows implements Limit {
 
@@ -38,8 +40,13 @@ final class SampleWindows implements Limit {
 
     private final long staleNanos;
 
-    /** Whether a window lasts twice its average run time (else twice its shortest, as WindowedLimit's). */
-    private final boolean byAverage;
+    /**
+     * Whether the algorithm judges a window's run time against earlier windows' (Gradient2,
+     * Vegas), else against a fixed timeout (AIMD): a window lasts twice its average run time
+     * (else twice its shortest, as WindowedLimit's), and a window with a drop needs one without
+     * before it to be judged against.
+     */
+    private final boolean judgesAgainstPast;
 
     private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
 
@@ -60,17 +67,17 @@ final class SampleWindows implements Limit {
      * @param minSamples     the samples a window holds at least, however long that takes
      * @param minRttNanos    shorter samples are ignored (noise)
      * @param staleNanos     a sample this long after the one before starts a new window
-     * @param byAverage      a window lasts twice its average run time, else twice its shortest
+     * @param judgesAgainstPast the algorithm judges run time against its past (see the field)
      */
     SampleWindows(Limit delegate, long minWindowNanos, long maxWindowNanos, int minSamples, long minRttNanos,
-            long staleNanos, boolean byAverage) {
+            long staleNanos, boolean judgesAgainstPast) {
         this.delegate = delegate;
         this.minWindowNanos = minWindowNanos;
         this.maxWindowNanos = maxWindowNanos;
         this.minSamples = minSamples;
         this.minRttNanos = minRttNanos;
         this.staleNanos = staleNanos;
-        this.byAverage = byAverage;
+        this.judgesAgainstPast = judgesAgainstPast;
     }
 
     @Override
@@ -101,12 +108,18 @@ final class SampleWindows implements Limit {
                     // noise read as queueing, found by a review's simulation); twice the shortest
                     // for AIMD, which judges it against a fixed run-timeout and backs off once every
                     // other window: longer windows slowed its back-off.
-                    long basis = this.byAverage ? full.getTrackedRttNanos() : full.getCandidateRttNanos();
+                    long basis = this.judgesAgainstPast ? full.getTrackedRttNanos() : full.getCandidateRttNanos();
                     long length = Math.min(Math.max(basis * 2, this.minWindowNanos), this.maxWindowNanos);
                     this.windowEnd = endTime + length;
                     long windowRtt = full.getTrackedRttNanos();
                     if (!full.didDrop()) {
                         this.lastHealthyRtt = windowRtt;
+                    }
+                    else if (this.lastHealthyRtt == 0 && this.judgesAgainstPast) {
+                        // Nothing to hold it to yet (started while the backend sheds load): Vegas
+                        // would take its fast run time for the unloaded one, Gradient2 ignores
+                        // drops. The limit holds until a window without a drop.
+                        return;
                     }
                     else {
                         windowRtt = Math.max(windowRtt, this.lastHealthyRtt);

@@ -75,6 +75,23 @@ class LimitsTest {
         }
     }
 
+    @Test
+    void vegasStartedWhileTheBackendShedsLoad_doesNotTakeItsFastDropsForTheUnloadedRunTime() {
+        // Review helper-136: before any window without a drop there was nothing to hold a drop
+        // window's run time to, and Vegas took the first window of fast 429s (startup, or adaptive
+        // sizing switched on mid-incident) for the unloaded run time: the limit then sank a step
+        // a window once the backend answered normally again.
+        Limit limit = Limits.create(Algorithm.VEGAS, 40, 4, 200, null, true);
+        for (int i = 0; i < 3; i++) {
+            window(limit, 5, 40, true);
+        }
+        int after = limit.getLimit();
+        for (int i = 0; i < 30; i++) {
+            window(limit, 50, limit.getLimit(), false);
+            assertThat(limit.getLimit()).as("after %d healthy windows", i + 1).isGreaterThanOrEqualTo(after);
+        }
+    }
+
     /**
      * A pool kept full against a backend with room for any load, whose tasks run 500 ms on average
      * with a coefficient of variation of 1 whatever the load: the mean limit over the last third of
