@@ -576,7 +576,7 @@
   /** The fleet view's columns: an instance's figures of a pool, and their sum over the instances. */
   var FLEET_FIGURES = ['capacity', 'running', 'waiting', 'queued', 'rejected', 'failed'];
 
-  /** Past this many instances the fleet view polls less often: 100 ms per instance, at most 10 reads a second. */
+  /** Past this many instances the fleet view polls less often: 100 ms per instance, 10 reads a second on average. */
   var FLEET_POLLS = 20;
 
   /** How often the fleet view reads its instances, in ms. */
@@ -584,8 +584,14 @@
     return Math.max(REFRESH_MS, instances > FLEET_POLLS ? instances * 100 : 0);
   }
 
-  /** An instance's address as its registration gives it ("127.0.0.1:8080"), else its id. */
+  /**
+   * An instance's address as its registration gives it ("127.0.0.1:8080"), else its id; its id
+   * too where SBA is told to hide instances' addresses (ui.hide-instance-url, hide-url metadata).
+   */
   function instanceLabel(instance) {
+    if (typeof instance.showUrl === 'function' && !instance.showUrl()) {
+      return instance.id;
+    }
     var url = (instance.registration && (instance.registration.serviceUrl || instance.registration.managementUrl)) || '';
     var match = /^[a-z]+:\/\/([^/]+)/i.exec(url);
     return match ? match[1] : instance.id;
@@ -604,7 +610,7 @@
     return sum;
   }
 
-  /** Whether a pool runs at its capacity: what a row of the fleet view is marked for. */
+  /** Whether a pool runs at its capacity (callers wait only then): what a row of the fleet view is marked for. */
   function full(pool) {
     return pool.capacity > 0 && pool.running >= pool.capacity;
   }
@@ -612,9 +618,11 @@
   /**
    * The Pools entry of SBA's top bar: every instance's pools, one table per application, a row
    * for each pool of each instance under a row of their sums, so that the replica at its capacity
-   * (or with callers waiting) stands out. Read-only: an instance's link opens its own Pools view,
-   * where its pools are tuned and purged. Each instance with the pools endpoint is read every two
-   * seconds through SBA's proxy (less often past FLEET_POLLS instances).
+   * stands out. Read-only: an instance's link opens its own Pools view, where its pools are tuned
+   * and purged. Each instance with the pools endpoint is read every two seconds through SBA's
+   * proxy (less often past FLEET_POLLS instances), each on its own: one that answers slowly (SBA
+   * waits 10 s for it by default) holds up no other, and its figures are dimmed once they are
+   * older than two rounds.
    */
   var FleetView = Vue.defineComponent({
     name: 'WorkerpoolFleet',
@@ -623,10 +631,12 @@
     },
     setup: function (props) {
       // Instance id -> { pools, error, updated }; kept apart from SBA's instance objects, which
-      // SBA replaces on every event about them.
-      var state = Vue.reactive({ reads: Object.create(null), updated: null });
+      // SBA replaces on every event about them. updated: when the last round started.
+      var state = Vue.reactive({ reads: Object.create(null), updated: null, interval: REFRESH_MS });
       var timer = null;
       var stopped = false;
+      // Instance id -> true while a read of it is out: the next round skips it.
+      var reading = Object.create(null);
 
       function instances() {
         var list = [];
@@ -642,16 +652,25 @@
 
       function read(instance) {
         var startedAt = new Date();
-        return instance.axios.get(POOLS, QUIET).then(function (response) {
+        reading[instance.id] = true;
+        instance.axios.get(POOLS, QUIET).then(function (response) {
+          if (stopped) {
+            return;
+          }
           state.reads[instance.id] = {
             pools: Object.assign(Object.create(null), (response.data && response.data.pools) || {}),
             error: null,
             updated: startedAt,
           };
         }, function (error) {
+          if (stopped) {
+            return;
+          }
           var last = state.reads[instance.id];
           state.reads[instance.id] = { pools: last ? last.pools : null, error: describe(error),
             updated: last ? last.updated : null };
+        }).then(function () {
+          delete reading[instance.id];
         });
       }
 
@@ -666,13 +685,19 @@
             delete state.reads[id]; // deregistered
           }
         });
-        Promise.all(now.map(read)).then(function () {
-          if (stopped) {
-            return;
+        now.forEach(function (instance) {
+          if (!reading[instance.id]) {
+            read(instance);
           }
-          state.updated = new Date();
-          timer = setTimeout(refresh, fleetInterval(now.length));
         });
+        state.updated = new Date();
+        state.interval = fleetInterval(now.length);
+        timer = setTimeout(refresh, state.interval);
+      }
+
+      /** Whether an instance's figures are not its pools' now: its last read failed, or is long overdue. */
+      function stale(read) {
+        return !!read.error || !read.updated || state.updated - read.updated > 2 * state.interval;
       }
 
       Vue.onMounted(refresh);
@@ -704,10 +729,14 @@
             names[name] = true;
           });
         });
+        var read = members.filter(function (instance) {
+          return state.reads[instance.id] && state.reads[instance.id].pools;
+        }).length;
         var rows = [];
         Object.keys(names).sort().forEach(function (name) {
           var pools = [];
           var instanceRows = [];
+          var anyStale = false;
           members.forEach(function (instance) {
             var read = state.reads[instance.id];
             var pool = read && read.pools && read.pools[name];
@@ -715,20 +744,23 @@
               return;
             }
             pools.push(pool);
+            var old = stale(read);
+            anyStale = anyStale || old;
             instanceRows.push(h('tr', { class: 'wp-instance-row' + (full(pool) ? ' wp-full' : ''),
               'data-pool': name, 'data-instance': instance.id, key: name + '/' + instance.id }, [
               h('td'),
               h('td', [h('a', { href: 'instances/' + encodeURIComponent(instance.id) + '/pools',
                 title: read.error ? 'last read failed: ' + read.error : 'open this instance\'s Pools view' },
-              instanceLabel(instance)), read.error ? h('span', { class: 'wp-error' }, ' (stale)') : null]),
-            ].concat(cells(pool, !!read.error))));
+              instanceLabel(instance)), old ? h('span', { class: 'wp-error' }, ' (stale)') : null]),
+            ].concat(cells(pool, old))));
           });
           rows.push(h('tr', { class: 'wp-total', 'data-pool': name, 'data-total': 'true', key: name }, [
             h('th', { scope: 'row' }, name),
-            h('td', pools.length === members.length ? 'all ' + pools.length
-              : pools.length + ' of ' + members.length),
+            // Of the instances read so far (one never read is listed under the table).
+            h('td', pools.length === read ? 'all ' + pools.length : pools.length + ' of ' + read),
           ].concat(FLEET_FIGURES.map(function (figureName) {
-            return h('td', { class: 'wp-number', 'data-field': figureName },
+            // Dimmed too when a stale figure is in the sum.
+            return h('td', { class: 'wp-number' + (anyStale ? ' wp-stale' : ''), 'data-field': figureName },
               figure(figureName, total(figureName, pools)));
           }))));
           rows.push.apply(rows, instanceRows);
@@ -773,7 +805,7 @@
             return state.reads[id].error;
           }).length;
           status = count + ' instance' + (count === 1 ? '' : 's') + ', read every '
-            + fleetInterval(count) / 1000 + ' s; updated '
+            + state.interval / 1000 + ' s; updated '
             + state.updated.toLocaleTimeString()
             + (failing > 0 ? '; ' + failing + ' failing (their last figures are dimmed)' : '');
         }

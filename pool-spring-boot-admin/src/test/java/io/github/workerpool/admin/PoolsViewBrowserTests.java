@@ -621,8 +621,12 @@ class PoolsViewBrowserTests {
                 answer(exchange, 503, "application/json", "{\"status\": 503, \"error\": \"Service Unavailable\"}");
             }
         });
+        // Its own address: SBA knows an instance by its health URL.
+        HttpServer hiddenStub = stubInstance((exchange, path) -> answer(exchange, 200, ACTUATOR_JSON, pools));
         try {
             String id = register(stub, "fleet-stub");
+            // Review helper-136: SBA's hide-url (metadata or ui.hide-instance-url) hides the address here too.
+            String hidden = register(hiddenStub, "fleet-hidden", "{\"hide-url\": \"true\"}");
             // Loaded at its own address (SBA serves its page there: the extension's routes.txt).
             this.browser.get(this.adminUrl + "/pools");
             WebDriverWait wait = patiently();
@@ -632,6 +636,9 @@ class PoolsViewBrowserTests {
             WebElement calm = this.browser.findElement(fleetRow("calm", id));
             assertThat(calm.getAttribute("class")).doesNotContain("wp-full");
             assertThat(field(calm, "capacity").getText()).isEqualTo("unbounded");
+            assertThat(busy.getText()).contains("127.0.0.1:" + stub.getAddress().getPort());
+            WebElement hiddenRow = wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("busy", hidden)));
+            assertThat(hiddenRow.getText()).doesNotContain("127.0.0.1").contains(hidden);
             assertThat(field(this.browser.findElement(By.cssSelector(
                     "[data-application='fleet-stub'] tr[data-pool='calm'][data-total]")), "capacity").getText())
                 .isEqualTo("unbounded");
@@ -640,10 +647,66 @@ class PoolsViewBrowserTests {
             wait.until((d) -> field(d.findElement(fleetRow("busy", id)), "capacity").getAttribute("class")
                 .contains("wp-stale"));
             assertThat(this.browser.findElement(fleetRow("busy", id)).getText()).contains("stale");
-            assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText()).contains("failing");
+            assertThat(field(this.browser.findElement(By.cssSelector(
+                    "[data-application='fleet-stub'] tr[data-pool='busy'][data-total]")), "capacity")
+                .getAttribute("class")).as("a sum with a stale figure in it").contains("wp-stale");
         }
         finally {
             stub.stop(0);
+            hiddenStub.stop(0);
+        }
+    }
+
+    @Test
+    void aSlowInstance_holdsUpNoOtherInTheFleetView() throws Exception {
+        // Review helper-136: the view read every instance and waited for all before the next round,
+        // so one that answered slowly (SBA's proxy waits 10 s) froze every other row, undimmed.
+        openBrowser();
+        java.util.concurrent.atomic.AtomicBoolean slowNow = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
+        String pool = "{\"pools\": {\"work\": {\"capacity\": %d, \"running\": 0, \"waiting\": 0, \"queued\": 0, "
+                + "\"rejected\": 0, \"failed\": 0}}}";
+        HttpServer slow = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools") && slowNow.get()) {
+                stuck.countDown();
+                try {
+                    end.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            answer(exchange, 200, ACTUATOR_JSON, String.format(pool, 4));
+        });
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        HttpServer quick = stubInstance((exchange, path) -> answer(exchange, 200, ACTUATOR_JSON,
+                String.format(pool, reads.incrementAndGet())));
+        try {
+            String slowId = register(slow, "fleet-slow");
+            String quickId = register(quick, "fleet-quick");
+            this.browser.get(this.adminUrl + "/pools");
+            WebDriverWait wait = patiently();
+            wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("work", slowId)));
+            wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("work", quickId)));
+            slowNow.set(true);
+            assertThat(stuck.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("a read of the slow one is out").isTrue();
+            int before = reads.get();
+            // Two more rounds (2 s apart) reach the quick one while the slow one's read is out.
+            Awaitility.await().atMost(Duration.ofSeconds(8)).until(() -> reads.get() >= before + 2);
+            wait.until((d) -> Integer.parseInt(field(d.findElement(fleetRow("work", quickId)), "capacity").getText())
+                    >= before + 1);
+            // The slow one's figures, two rounds old, are dimmed while its read is still out.
+            wait.until((d) -> field(d.findElement(fleetRow("work", slowId)), "capacity").getAttribute("class")
+                .contains("wp-stale"));
+            assertThat(stuck.getCount()).isZero();
+            assertThat(field(this.browser.findElement(fleetRow("work", quickId)), "capacity").getAttribute("class"))
+                .doesNotContain("wp-stale");
+        }
+        finally {
+            end.countDown();
+            slow.stop(0);
+            quick.stop(0);
         }
     }
 
@@ -950,9 +1013,15 @@ class PoolsViewBrowserTests {
 
     /** Registers the stub with Spring Boot Admin as {@code name}; its id once SBA knows its pools endpoint. */
     private String register(HttpServer stub, String name) throws Exception {
+        return register(stub, name, "{}");
+    }
+
+    /** As {@link #register(HttpServer, String)}, with the registration's metadata (a JSON object). */
+    private String register(HttpServer stub, String name, String metadata) throws Exception {
         String root = "http://127.0.0.1:" + stub.getAddress().getPort();
         JsonNode registered = Http.post(this.adminUrl + "/instances", "{\"name\": \"" + name + "\", \"managementUrl\": \""
-                + root + "/actuator\", \"healthUrl\": \"" + root + "/actuator/health\", \"serviceUrl\": \"" + root + "/\"}");
+                + root + "/actuator\", \"healthUrl\": \"" + root + "/actuator/health\", \"serviceUrl\": \"" + root + "/\", "
+                + "\"metadata\": " + metadata + "}");
         String id = registered.get("id").asString();
         Awaitility.await().atMost(PATIENCE).until(() -> Http.get(this.adminUrl + "/instances/" + id)
             .path("endpoints").toString().contains("\"pools\""));
