@@ -332,9 +332,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
      * own (a running pool whose entry was removed goes with the restart); null if it names one.
      */
     private String missingPoolFailure(String property, String name, PoolsProperties properties) {
-        if (name == null || properties.getInstances().containsKey(name) // as startup checks it
-                || (this.beanFactory.containsBean(name) && !this.beanFactory.isTypeMatch(name, SpringPool.class))) {
+        if (name == null || properties.getInstances().containsKey(name)) { // as startup checks it
             return null;
+        }
+        if (this.beanFactory.containsBean(name) && !this.beanFactory.isTypeMatch(name, SpringPool.class)) {
+            // A bean of the application's: for pools.default-pool, startup's own rules (a singleton
+            // pool that runs Runnables; review helper-135: Boot's applicationTaskExecutor passed here).
+            return property.equals("pools.default-pool")
+                    ? failure(() -> PoolsAsyncConfigurer.checkDefaultPool(this.beanFactory, name)) : null;
         }
         Set<String> pools = properties.getInstances().keySet();
         return "there is no pool named '" + name + "' for " + property + "; pools: " + pools + " (Set " + property
@@ -371,6 +376,32 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         catch (IllegalArgumentException | IllegalStateException ex) {
             return ex.getMessage();
         }
+    }
+
+    /**
+     * Why a restart would fail by what a customizer sets, which the properties do not show: the
+     * running pool tells it (review helper-135: the WARN said "takes a restart to apply").
+     * preAlloc(true) without pre-alloc set is a customizer's, and fixes the capacity adaptive
+     * sizing would change; a thread factory (only a customizer sets one) contradicts
+     * virtual-threads set true. Null if neither.
+     */
+    private String customizedFailure(PoolSettings settings, PoolConfig running) {
+        Map<PoolOption, Object> configured = settings.configured();
+        if (running.preAlloc() && !Boolean.TRUE.equals(configured.get(PoolOption.PRE_ALLOC))
+                && AdaptiveSupport.isPresent(classLoader())) {
+            String failure = failure(() -> SpringPoolFactory.checkCustomizedPreAlloc(settings.name(), running,
+                    settings.checkedAdaptive()));
+            if (failure != null) {
+                return failure;
+            }
+        }
+        if (running.customThreadFactory() && Boolean.TRUE.equals(configured.get(PoolOption.VIRTUAL_THREADS))) {
+            String property = PoolSettings.property(settings.name(), "virtual-threads");
+            return property + "=true: virtual threads and the thread factory a WorkerPoolBuilderCustomizer sets on pool '"
+                    + settings.name() + "' contradict each other (Set " + property + " to false or remove it, or change"
+                    + " the customizer.)";
+        }
+        return null;
     }
 
     /** One WARN when the reason a restart would fail appears or changes; none while it stays. */
@@ -488,6 +519,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told in one
         // line with the change's restart-only options (which of them it is about, the failure says).
         String failure = (settings.capacity() != null) ? restartFailure(() -> settings) : null;
+        if (failure == null && !restartOnly.isEmpty()) {
+            failure = customizedFailure(settings, before);
+        }
         if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
             this.restartFailures.put(name, failure);
             boolean one = restartOnly.size() == 1;

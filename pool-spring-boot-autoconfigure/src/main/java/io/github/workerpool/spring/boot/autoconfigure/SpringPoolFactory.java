@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import io.github.workerpool.PoolConfig;
 import io.github.workerpool.WorkerPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -230,7 +231,13 @@ final class SpringPoolFactory
         }
         WorkerPool built = build(builder, virtualByDefault);
         if (AdaptiveSupport.isPresent(this.classLoader)) {
-            checkCustomizedForAdaptive(name, built, settings.adaptive());
+            try {
+                checkCustomizedForAdaptive(name, built.config(), settings.adaptive());
+            }
+            catch (PoolConfigurationException ex) {
+                built.close();
+                throw ex;
+            }
         }
         SpringPool pool = new SpringPool(built, settings.awaitTerminationPeriod(), this.made);
         if (AdaptiveSupport.isPresent(this.classLoader)) {
@@ -242,24 +249,26 @@ final class SpringPoolFactory
     /**
      * What a customizer set against adaptive sizing, which the properties' checks cannot see:
      * preAlloc(true) fixes the capacity (the sizing was dropped without a word), and aimd with
-     * no run timeout would only grow.
+     * no run timeout would only grow. Also what a refresh tells of the next restart (PoolsRefresher).
      */
-    private static void checkCustomizedForAdaptive(String name, WorkerPool pool, PoolSettings.AdaptiveSettings adaptive) {
-        if (!adaptive.enabled()) {
-            return;
-        }
-        String customizer = "a WorkerPoolBuilderCustomizer set ";
-        String fix = "Change the customizer for pool '" + name + "', or set " + adaptive.enabledProperty() + " to false.";
-        if (pool.config().preAlloc()) {
-            pool.close();
-            throw new PoolConfigurationException(adaptive.enabledProperty(), true, "adaptive capacity changes the "
-                    + "capacity, but " + customizer + "preAlloc(true) on pool '" + name + "', which fixes it", fix);
-        }
-        if (adaptive.algorithm().equals("aimd") && pool.config().runTimeout() == null) {
-            pool.close();
+    static void checkCustomizedForAdaptive(String name, PoolConfig config, PoolSettings.AdaptiveSettings adaptive) {
+        checkCustomizedPreAlloc(name, config, adaptive);
+        if (adaptive.enabled() && adaptive.algorithm().equals("aimd") && config.runTimeout() == null) {
+            String customizer = "a WorkerPoolBuilderCustomizer set ";
+            String fix = "Change the customizer for pool '" + name + "', or set " + adaptive.enabledProperty() + " to false.";
             throw new PoolConfigurationException(adaptive.algorithmProperty(), "aimd", "aimd backs off only when a task "
                     + "runs longer than the pool's run timeout, and " + customizer + "runTimeout(null) on pool '" + name
                     + "', so the capacity would only grow", fix);
+        }
+    }
+
+    /** A customizer's preAlloc(true), which fixes the capacity adaptive sizing would change (also a refresh's check). */
+    static void checkCustomizedPreAlloc(String name, PoolConfig config, PoolSettings.AdaptiveSettings adaptive) {
+        if (adaptive.enabled() && config.preAlloc()) {
+            throw new PoolConfigurationException(adaptive.enabledProperty(), true, "adaptive capacity changes the "
+                    + "capacity, but a WorkerPoolBuilderCustomizer set preAlloc(true) on pool '" + name
+                    + "', which fixes it", "Change the customizer for pool '" + name + "', or set "
+                    + adaptive.enabledProperty() + " to false.");
         }
     }
 

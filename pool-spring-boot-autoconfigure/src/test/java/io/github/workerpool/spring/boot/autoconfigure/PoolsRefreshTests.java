@@ -586,6 +586,55 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aChangeACustomizerMakesFailAtRestart_isWarnedAsARestartFailure(CapturedOutput output) {
+        // Review helper-135: only the properties were checked, so a customizer's preAlloc(true)
+        // with adaptive sizing switched on by a refresh read "takes a restart to apply", and the
+        // restart then failed on every replica.
+        WorkerPoolBuilderCustomizer preAlloc = (name, builder) -> {
+            if (name.equals("mail")) {
+                builder.preAlloc(true);
+            }
+        };
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> preAlloc).run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.adaptive.enabled", "true"));
+            assertThat(output).contains("Pool 'mail': pools.instances.mail.adaptive.enabled=true")
+                .contains("a restart with this configuration would fail: ")
+                .contains("a WorkerPoolBuilderCustomizer set preAlloc(true) on pool 'mail'");
+        });
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> preAlloc)
+            .withPropertyValues("pools.instances.mail.adaptive.enabled=true")
+            .run((context) -> assertThat(context).as("what the WARN foretells").hasFailed());
+    }
+
+    @Test
+    @org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
+    void virtualThreadsSetByARefresh_onAPoolWhoseCustomizerSetsAThreadFactory_isWarnedAsARestartFailure(
+            CapturedOutput output) {
+        WorkerPoolBuilderCustomizer factory = (name, builder) -> builder
+            .threadFactory(java.util.concurrent.Executors.defaultThreadFactory());
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> factory).run((context) -> {
+            refresh(context, Map.of("pools.instances.mail.virtual-threads", "true"));
+            assertThat(output).contains("a restart with this configuration would fail: pools.instances.mail.virtual-threads"
+                    + "=true: virtual threads and the thread factory a WorkerPoolBuilderCustomizer sets on pool 'mail'");
+        });
+        this.runner.withBean(WorkerPoolBuilderCustomizer.class, () -> factory)
+            .withPropertyValues("pools.instances.mail.virtual-threads=true")
+            .run((context) -> assertThat(context).as("what the WARN foretells").hasFailed());
+    }
+
+    @Test
+    void aDefaultPoolNamingAnExecutorThatIsNoPool_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Review helper-135: any bean that was not one of pools.instances passed.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.default-pool", "applicationTaskExecutor"));
+            assertThat(output).contains("pools.default-pool: the application runs on, but a restart with this "
+                    + "configuration would fail: ").contains("'applicationTaskExecutor' is a ");
+        });
+        this.runner.withPropertyValues("pools.default-pool=applicationTaskExecutor")
+            .run((context) -> assertThat(context).as("what the WARN foretells").hasFailed());
+    }
+
+    @Test
     void aPoolNamedByDefaultPoolOrTheWebServer_removedFromTheInstances_isWarnedThatARestartWouldFail(CapturedOutput output) {
         this.runner.withPropertyValues("pools.default-pool=crawler").run((context) -> {
             Map<String, Object> all = new LinkedHashMap<>();
