@@ -404,6 +404,25 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         return null;
     }
 
+    /**
+     * Why a restart would fail by the web server's rules on the queue a refresh configured but
+     * could not apply (another kind of queue takes a restart): live, the rules judged the queue the
+     * pool keeps (review helper-135: a bounded queue below the connections the server keeps open
+     * read "takes a restart to apply"). Null if it passes, or is no web server's pool.
+     */
+    private String webServerRestartFailure(PoolSettings settings, PoolConfig after) {
+        if (!(settings.configured().get(PoolOption.QUEUE_CAPACITY) instanceof Integer queue)
+                || queue == after.queueCapacity()) {
+            return null;
+        }
+        try {
+            return this.webServerGuard.configRefusal(settings.name(), after.withQueueCapacity(queue));
+        }
+        catch (IllegalArgumentException ex) {
+            return null; // a value the pool refuses: the refresh said so already
+        }
+    }
+
     /** One WARN when the reason a restart would fail appears or changes; none while it stays. */
     private void tellRestartFailure(String subject, String failure) {
         if (failure == null) {
@@ -521,6 +540,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         String failure = (settings.capacity() != null) ? restartFailure(() -> settings) : null;
         if (failure == null && !restartOnly.isEmpty()) {
             failure = customizedFailure(settings, before);
+        }
+        if (failure == null && !restartOnly.isEmpty()) {
+            failure = webServerRestartFailure(settings, after);
         }
         if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
             this.restartFailures.put(name, failure);

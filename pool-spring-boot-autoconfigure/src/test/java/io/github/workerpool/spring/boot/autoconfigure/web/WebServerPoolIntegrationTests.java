@@ -198,6 +198,22 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void aRefreshToAQueueShorterThanTheConnections_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Review helper-135: another kind of queue takes a restart, so the refresh's check judged
+        // the unbounded queue the pool keeps, and the WARN said only "takes a restart to apply":
+        // the restart then failed on the rule startup checks (a task for each connection).
+        start("pools.instances.http.queue-capacity=2147483647");
+        java.util.Map<String, Object> values = java.util.Map.of("pools.instances.http.queue-capacity", "4");
+        this.context.getEnvironment().getPropertySources()
+            .addFirst(new org.springframework.core.env.MapPropertySource("refreshed", values));
+        this.context.publishEvent(new org.springframework.cloud.context.environment.EnvironmentChangeEvent(this.context,
+                values.keySet()));
+        assertThat(output).contains("Pool 'http': pools.instances.http.queue-capacity=4")
+            .contains("a restart with this configuration would fail: ");
+        assertThat(pool().config().queueCapacity()).as("kept").isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
     void aRefusedUploadThatHasAllComeGetsItsWhole503_notAReset() throws Exception {
         // Found by a review: closing on a body Tomcat had not read reset the connection, and the
         // client lost the 503; a body that has all come is read first.
