@@ -120,7 +120,8 @@ class DashboardBrowserTests extends BrowserTestSupport {
             // Log out: back to reads only, and Tune refused again.
             this.browser.findElement(By.id("log-out")).click();
             wait.until((d) -> d.findElement(By.id("who")).getText().startsWith("not logged in"));
-            WebElement after = this.browser.findElement(By.cssSelector(card("reports")));
+            // Log out reloads the page: "who" can be answered before the first poll makes the cards.
+            WebElement after = wait.until((d) -> d.findElement(By.cssSelector(card("reports"))));
             after.findElement(By.cssSelector("[data-action=tune-input]")).sendKeys(Integer.toString(capacity));
             after.findElement(By.cssSelector("[data-action=tune]")).click();
             wait.until((d) -> field(after, "message").getText().contains("401"));
