@@ -597,6 +597,11 @@
     return match ? match[1] : instance.id;
   }
 
+  /** Whether SBA lists the pools endpoint for an instance. */
+  function hasPools(instance) {
+    return typeof instance.hasEndpoint === 'function' && instance.hasEndpoint('pools');
+  }
+
   /** The sum of a figure over some pools; unbounded (-1) if any capacity is. */
   function total(name, pools) {
     var sum = 0;
@@ -641,11 +646,7 @@
       function instances() {
         var list = [];
         (props.applications || []).forEach(function (application) {
-          (application.instances || []).forEach(function (instance) {
-            if (typeof instance.hasEndpoint === 'function' && instance.hasEndpoint('pools')) {
-              list.push(instance);
-            }
-          });
+          list.push.apply(list, (application.instances || []).filter(hasPools));
         });
         return list;
       }
@@ -714,9 +715,7 @@
       }
 
       function renderApplication(application) {
-        var members = (application.instances || []).filter(function (instance) {
-          return typeof instance.hasEndpoint === 'function' && instance.hasEndpoint('pools');
-        }).sort(function (a, b) {
+        var members = (application.instances || []).filter(hasPools).sort(function (a, b) {
           return instanceLabel(a) < instanceLabel(b) ? -1 : instanceLabel(a) > instanceLabel(b) ? 1 : 0;
         });
         if (members.length === 0) {

@@ -174,8 +174,7 @@ public class PoolsEndpoint {
                 // Also refused before actuator by the web filters; this is JMX's (and any caller's) check.
                 if (!fields.isEmpty() || adaptive != null) {
                     String sent = !fields.isEmpty() ? fields.keySet().iterator().next().field() : "adaptive";
-                    throw badRequest("Cannot purge pool '" + name + "': a purge takes no options, but " + sent
-                            + " was sent; send it to tune; nothing was changed");
+                    throw badRequest("Cannot purge pool '" + name + "': " + TuneBody.purgeTakesNoOptions(sent));
                 }
                 yield purge(name, pool, principal);
             }

@@ -540,9 +540,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         String failure = (settings.capacity() != null) ? restartFailure(() -> settings) : null;
         if (failure == null && !restartOnly.isEmpty()) {
             failure = customizedFailure(settings, before);
-        }
-        if (failure == null && !restartOnly.isEmpty()) {
-            failure = webServerRestartFailure(settings, after);
+            if (failure == null) {
+                failure = webServerRestartFailure(settings, after);
+            }
         }
         if (!restartOnly.isEmpty() && failure != null && !failure.equals(this.restartFailures.get(name))) {
             this.restartFailures.put(name, failure);

@@ -254,11 +254,9 @@ final class SpringPoolFactory
     static void checkCustomizedForAdaptive(String name, PoolConfig config, PoolSettings.AdaptiveSettings adaptive) {
         checkCustomizedPreAlloc(name, config, adaptive);
         if (adaptive.enabled() && adaptive.algorithm().equals("aimd") && config.runTimeout() == null) {
-            String customizer = "a WorkerPoolBuilderCustomizer set ";
-            String fix = "Change the customizer for pool '" + name + "', or set " + adaptive.enabledProperty() + " to false.";
             throw new PoolConfigurationException(adaptive.algorithmProperty(), "aimd", "aimd backs off only when a task "
-                    + "runs longer than the pool's run timeout, and " + customizer + "runTimeout(null) on pool '" + name
-                    + "', so the capacity would only grow", fix);
+                    + "runs longer than the pool's run timeout, and a WorkerPoolBuilderCustomizer set runTimeout(null) on "
+                    + "pool '" + name + "', so the capacity would only grow", customizerFix(name, adaptive));
         }
     }
 
@@ -267,9 +265,12 @@ final class SpringPoolFactory
         if (adaptive.enabled() && config.preAlloc()) {
             throw new PoolConfigurationException(adaptive.enabledProperty(), true, "adaptive capacity changes the "
                     + "capacity, but a WorkerPoolBuilderCustomizer set preAlloc(true) on pool '" + name
-                    + "', which fixes it", "Change the customizer for pool '" + name + "', or set "
-                    + adaptive.enabledProperty() + " to false.");
+                    + "', which fixes it", customizerFix(name, adaptive));
         }
+    }
+
+    private static String customizerFix(String name, PoolSettings.AdaptiveSettings adaptive) {
+        return "Change the customizer for pool '" + name + "', or set " + adaptive.enabledProperty() + " to false.";
     }
 
     /**

@@ -256,11 +256,16 @@ final class TuneBody {
         for (Collection<String> names : List.of(bodyFields, queryNames)) {
             for (String name : names) {
                 if (tuneField(name)) {
-                    return "a purge takes no options, but " + name + " was sent; send it to tune; nothing was changed";
+                    return purgeTakesNoOptions(name);
                 }
             }
         }
         return null;
+    }
+
+    /** The refusal of a purge sent with an option (here, and the endpoint's own check for JMX). */
+    static String purgeTakesNoOptions(String sent) {
+        return "a purge takes no options, but " + sent + " was sent; send it to tune; nothing was changed";
     }
 
     private static String noOption(String name) {
