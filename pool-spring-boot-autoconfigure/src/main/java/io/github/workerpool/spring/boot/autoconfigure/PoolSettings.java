@@ -262,6 +262,12 @@ final class PoolSettings {
                     && Set.copyOf(dropOnNames()).equals(Set.copyOf(other.dropOnNames()));
         }
 
+        /** These settings, switched on or off. */
+        AdaptiveSettings withEnabled(boolean on) {
+            return new AdaptiveSettings(on, this.minCapacity, this.maxCapacity, this.algorithm, this.dropOn,
+                    this.enabledProperty, this.algorithmProperty);
+        }
+
         /** The classes of {@link #dropOn} by name, in order: for the endpoint, the log and comparing. */
         List<String> dropOnNames() {
             return this.dropOn.stream().map(Class::getName).toList();

@@ -471,10 +471,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         try {
             // Every check that can refuse the refresh comes before the first change: a refused
             // value leaves the pool with all its options.
-            PoolSettings.AdaptiveSettings nextAdaptive = settings.checkedAdaptive();
+            PoolSettings.AdaptiveSettings configuredAdaptive = settings.checkedAdaptive();
             // Adaptive sizing follows its settings and the configured capacity only when they
-            // changed: an operator's switch through the endpoint stays, as a tune does.
-            boolean adaptiveConfigChanged = previous == null || !sameAdaptive(nextAdaptive, previous.adaptive());
+            // changed, each on its own: an operator's switch through the endpoint stays, as a tune
+            // does, under new bounds too, until adaptive.enabled itself changes.
+            boolean adaptiveConfigChanged = previous == null || !sameAdaptive(configuredAdaptive, previous.adaptive());
+            boolean switchChanged = previous == null || configuredAdaptive.enabled() != previous.adaptive().enabled();
+            PoolSettings.AdaptiveSettings nextAdaptive = (adaptive == null || switchChanged) ? configuredAdaptive
+                    : configuredAdaptive.withEnabled(adaptive.enabled());
             boolean capacityConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity());
             if (adaptive != null && nextAdaptive.enabled() && adaptiveConfigChanged) {
                 String refusal = this.webServerGuard.adaptiveRefusal(name, nextAdaptive.minCapacity());

@@ -514,13 +514,44 @@ class PoolsAdaptiveTests {
             assertThat(db.adaptive().configuredCapacity()).isEqualTo(20);
             assertThat(db.capacity()).isEqualTo(20);
             assertThat(tune(context, "db", Map.of(), false).capacity()).isEqualTo(20);
-            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), null); // off, at 50
+            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), true); // on again, from 50
             refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "40"));
-            assertThat(db.adaptive().enabled()).as("new bounds: on again, as the properties say").isTrue();
+            assertThat(db.adaptive().enabled()).isTrue();
             assertThat(db.adaptive().configuredCapacity()).as("from the tuned 50, not the property's 100").isEqualTo(50);
             assertThat(db.capacity()).isEqualTo(40);
             refresh(context, Map.of("pools.instances.db.capacity", "12"));
             assertThat(db.adaptive().configuredCapacity()).as("a changed capacity is handed over").isEqualTo(12);
+        });
+    }
+
+    @Test
+    void anOperatorsSwitch_staysThroughARefreshOfTheBounds_untilAdaptiveEnabledItselfChanges(CapturedOutput output) {
+        // helper-135: new bounds, algorithm or drop-on switched adaptive sizing back to what
+        // adaptive.enabled says, undoing the operator's switch (an incident's "off", say) that a
+        // refresh of any other option keeps.
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), false); // off, at 50
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "40"));
+            assertThat(db.adaptive().enabled()).as("switched off at the endpoint, it stays off").isFalse();
+            assertThat(db.adaptive().settings().maxCapacity()).as("with the new bounds").isEqualTo(40);
+            assertThat(db.capacity()).as("at the operator's capacity").isEqualTo(50);
+            assertThat(output).contains("adaptive off (vegas [2, 64]) -> off (vegas [2, 40])");
+            tune(context, "db", Map.of(), true);
+            assertThat(db.capacity()).as("switched on: the new bounds apply").isEqualTo(40);
+            tune(context, "db", Map.of(), false);
+            refresh(context, Map.of("pools.instances.db.adaptive.enabled", "false"));
+            refresh(context, Map.of("pools.instances.db.adaptive.enabled", "true"));
+            assertThat(db.adaptive().enabled()).as("a changed adaptive.enabled switches it").isTrue();
+        });
+        this.runner.withPropertyValues("pools.instances.mail.adaptive.max-capacity=20").run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            tune(context, "mail", Map.of(), true); // configured off, switched on
+            refresh(context, Map.of("pools.instances.mail.adaptive.max-capacity", "2",
+                    "pools.instances.mail.adaptive.algorithm", "vegas"));
+            assertThat(mail.adaptive().enabled()).as("switched on at the endpoint, it stays on").isTrue();
+            assertThat(mail.adaptive().settings().algorithm()).isEqualTo("vegas");
+            assertThat(mail.capacity()).as("within the new bounds").isEqualTo(2);
         });
     }
 
