@@ -15,7 +15,8 @@ import java.util.function.UnaryOperator;
  * <p>It behaves exactly like a {@link WorkerPool} built from the same {@link WorkerPool.Builder}
  * (capacity, queue, blocking or nonblocking, expiry and purge, {@code tune} and
  * {@code reconfigure}, listeners, counts and lifecycle), but the unit of work is the argument itself: {@code invoke} allocates no task
- * object, which matters when one function is applied to millions of small inputs.
+ * object while the pool has no listener and no {@code queueTimeout} (with either, each argument
+ * is wrapped with its submit time), which matters when one function is applied to millions of small inputs.
  *
  * <pre>{@code
  * try (FunctionPool<Url> crawler = FunctionPool.of(

@@ -144,7 +144,9 @@ public interface Pool extends AutoCloseable {
      * Releases the pool and waits until all accepted work has finished; if interrupted while
      * waiting, stops as {@link #releaseNow()} does, keeps waiting for running work, and restores
      * the interrupt status. The tasks that never started are then discarded, as
-     * {@code ExecutorService.close()} does: counted as cancelled, their futures never complete.
+     * {@code ExecutorService.close()} does: counted as cancelled, their futures never complete,
+     * except a {@link TaskGroup}'s, which end with a {@code RejectedExecutionException} (so its
+     * {@code awaitAll()} returns).
      */
     @Override
     void close();
