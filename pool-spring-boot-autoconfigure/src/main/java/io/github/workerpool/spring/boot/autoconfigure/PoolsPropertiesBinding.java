@@ -85,11 +85,12 @@ final class PoolsPropertiesBinding {
      * @throws PoolConfigurationException if a value cannot be bound
      */
     static PoolsProperties bind(Environment environment) {
-        rejectEmptyOptions(environment);
+        Set<ConfigurationPropertyName> names = rejectEmptyOptions(environment);
         List<ConfigurationPropertySource> sources = new ArrayList<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             sources.add(source.filter((name) -> BOUND_ELSEWHERE.stream()
-                .noneMatch((group) -> group.equals(name) || group.isAncestorOf(name))));
+                .noneMatch((group) -> group.equals(name) || group.isAncestorOf(name))
+                    && !emptyGroup(source, name, names, environment)));
         }
         Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment));
         try {
@@ -262,7 +263,30 @@ final class PoolsPropertiesBinding {
         return previous[b.length()];
     }
 
-    private static void rejectEmptyOptions(Environment environment) {
+    /**
+     * Whether a source's key is a group of options with an empty value that binding must not see:
+     * an empty pools, pools.defaults, pools.instances or adaptive / shutdown group means nothing,
+     * and an empty pool (pools.instances.mail) declares it only when no source sets an option under
+     * it. A config engine gives such keys (ZooKeeper: a node with no data and no children, as one
+     * is left when its last option node is deleted, or made before them); ranked above
+     * application.yml, an empty pools.instances.mail bound as the whole entry, and the options
+     * that application.yml sets under it read as unknown.
+     */
+    private static boolean emptyGroup(ConfigurationPropertySource source, ConfigurationPropertyName name,
+            Set<ConfigurationPropertyName> names, Environment environment) {
+        if (!POOLS.equals(name) && !POOLS.isAncestorOf(name) || option(name) != null) {
+            return false;
+        }
+        ConfigurationProperty property = source.getConfigurationProperty(name);
+        if (property == null || !blank(property.getValue(), environment)) {
+            return false;
+        }
+        boolean pool = name.getNumberOfElements() == 3 && name.getElement(1, Form.UNIFORM).equals("instances");
+        return !pool || names.stream().anyMatch(name::isAncestorOf);
+    }
+
+    /** Refuses an option with an empty value; returns every name under pools of the iterable sources. */
+    private static Set<ConfigurationPropertyName> rejectEmptyOptions(Environment environment) {
         Set<ConfigurationPropertyName> names = new TreeSet<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (source instanceof IterableConfigurationPropertySource iterable) {
@@ -282,6 +306,7 @@ final class PoolsPropertiesBinding {
                                 + (option.equals("capacity") ? " and set pools.defaults.capacity." : "."));
             }
         }
+        return names;
     }
 
     /**
@@ -331,7 +356,7 @@ final class PoolsPropertiesBinding {
 
     private static RuntimeException translate(BindException ex, Environment environment) {
         ConfigurationPropertyName name = ex.getName();
-        if (!POOLS.isAncestorOf(name)) {
+        if (!POOLS.equals(name) && !POOLS.isAncestorOf(name)) {
             return ex;
         }
         String option = option(name);

@@ -147,6 +147,12 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
             return;
         }
+        catch (RuntimeException ex) {
+            // Whatever else binding throws: a refresh never stops the application, nor the
+            // refresh's other listeners (thrown from here, it would fail /actuator/refresh).
+            logger.warn("Pools not refreshed, they keep their options: " + ex.getMessage(), ex);
+            return;
+        }
         Set<String> keys = new LinkedHashSet<>(this.pending);
         this.pending.clear();
         Map<String, SpringPool> running = new LinkedHashMap<>(

@@ -57,6 +57,39 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void anEmptyGroupKeyInAConfigEngine_hidesNoOptionOfTheOtherSources(CapturedOutput output) {
+        // helper-140: ZooKeeper gives a node with no data and no children as key = "" (left over
+        // when its last option node is deleted, or made before its children); that source ranks
+        // above application.yml, and the empty pools.instances.mail bound as the whole entry, so
+        // mail's options from application.yml read as unknown: refused, and a restart failed too.
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            refresh(context, Map.of("pools.instances.mail", "", "pools.instances.crawler.capacity", "5"));
+            assertThat(output).doesNotContain("not refreshed").doesNotContain("no pool option has this name");
+            assertThat(mail.config().capacity()).isEqualTo(2);
+            assertThat(mail.config().queueCapacity()).isEqualTo(10);
+            assertThat(context.getBean("crawler", SpringPool.class).capacity()).isEqualTo(5);
+            assertThat(PoolsPropertiesBinding.bind(context.getEnvironment()).getInstances().get("mail").getCapacity())
+                .as("a restart binds the same").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void emptyGroupsOfOptions_areNoValues_andNeverThrowOutOfTheRefresh(CapturedOutput output) {
+        // helper-140: an empty pools.defaults (its only option node deleted) threw Boot's raw
+        // BindException out of the listener (a 500 from /actuator/refresh, later listeners
+        // skipped); an empty adaptive or shutdown group was refused naming the pool.
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            refresh(context, Map.of("pools.defaults", "", "pools.instances.mail.shutdown", "",
+                    "pools.instances.mail.adaptive", "", "pools.defaults.adaptive", "",
+                    "pools.instances.mail.capacity", "7"));
+            assertThat(output).doesNotContain("not refreshed");
+            assertThat(mail.config().capacity()).isEqualTo(7);
+        });
+    }
+
+    @Test
     void anOptionRemovedByARefreshFallsBackToThePoolsDefault() {
         this.runner.run((context) -> {
             SpringPool mail = context.getBean("mail", SpringPool.class);
