@@ -9,6 +9,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
@@ -234,29 +236,146 @@ final class Invocations {
         }
     }
 
+    /** An untimed invokeAny's end for its submits: none a caller can reach, only a success's. */
+    private static final long NEVER = Long.MAX_VALUE >> 2;
+
+    private static final String INVOKE_TIMEOUT = "the timeout of the caller's invokeAll or invokeAny";
+
     /**
-     * Runs a timed invokeAny ({@code AbstractExecutorService}'s, which cancels the tasks when it
-     * throws) with its deadline: a caller blocked in {@code execute} past it makes it throw
-     * {@link TimeoutException}, an interrupt there {@link InterruptedException}.
+     * invokeAny, timed or not. As {@code AbstractExecutorService}'s, it submits the next task only
+     * while none has ended; unlike it, a caller waiting in a full pool to submit one stops waiting
+     * as soon as a task succeeds (its wait withdrawn: no rejection) and returns that result, and a
+     * task the pool refuses while others run ends the submits, not the call (it throws the
+     * refusal only if none of those succeeds). The caller's waits end at the call's deadline, which
+     * then throws {@link TimeoutException}; an interrupt there {@link InterruptedException}.
      */
-    static <R> R timedAny(Executor pool, long timeout, TimeUnit unit, TimedCall<R> call)
+    static <T> T invokeAny(Executor pool, Function<Callable<T>, RunnableFuture<T>> taskFor,
+            Collection<? extends Callable<T>> tasks, boolean timed, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
         // No earlier than now: now + a timeout of minus ages overflows into a deadline ages away.
-        long deadline = System.nanoTime() + Math.max(0L, unit.toNanos(timeout));
-        Deadline outer = enter(pool, deadline);
-        try {
-            return call.call();
-        } catch (RejectedExecutionException e) {
-            interrupted(e);
-            if (gaveUpAtTheDeadline(e, deadline)) {
-                TimeoutException timedOut = new TimeoutException(e.getMessage());
-                timedOut.initCause(e);
-                throw timedOut;
-            }
-            throw e;
-        } finally {
-            leave(outer);
+        long deadline = System.nanoTime() + (timed ? Math.max(0L, unit.toNanos(timeout)) : NEVER);
+        List<RunnableFuture<T>> futures = new ArrayList<>(tasks.size());
+        for (Callable<T> task : tasks) {
+            futures.add(taskFor.apply(Objects.requireNonNull(task, "task")));
         }
+        if (futures.isEmpty()) {
+            throw new IllegalArgumentException("invokeAny needs at least one task");
+        }
+        Completions<T> completions = new Completions<>();
+        int next = 0;
+        int active = 0;
+        ExecutionException failed = null;
+        RejectedExecutionException refused = null;
+        try {
+            for (;;) {
+                Future<T> f = completions.queue.poll();
+                if (f == null && next < futures.size() && refused == null) {
+                    if (deadline - System.nanoTime() <= 0L) {
+                        throw new TimeoutException("invokeAny timed out before its tasks ended");
+                    }
+                    Deadline d = new Deadline(pool, deadline, INVOKE_TIMEOUT);
+                    completions.submitting = d;
+                    try {
+                        if (completions.succeeded) {
+                            continue; // a success the wait would not see (see Completions.done)
+                        }
+                        Runnable queued = completions.queueing(futures.get(next));
+                        within(d, () -> {
+                            pool.execute(queued);
+                            return null;
+                        });
+                        next++;
+                        active++;
+                    } catch (RejectedExecutionException e) {
+                        interrupted(e);
+                        if (d.stopped) {
+                            continue; // withdrawn for a task that succeeded: take its result
+                        }
+                        if (gaveUpAtTheDeadline(e, deadline)) {
+                            throw timedOut(e);
+                        }
+                        if (active == 0) {
+                            throw e;
+                        }
+                        refused = e; // no more submits; those running may still succeed
+                    } finally {
+                        completions.submitting = null;
+                    }
+                    continue;
+                }
+                if (f == null) {
+                    if (active == 0) {
+                        break;
+                    }
+                    f = completions.queue.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                    if (f == null) {
+                        throw new TimeoutException("invokeAny timed out before its tasks ended");
+                    }
+                }
+                active--;
+                try {
+                    return f.get();
+                } catch (ExecutionException e) {
+                    failed = e;
+                } catch (RuntimeException e) { // a cancelled one, among them
+                    failed = new ExecutionException(e);
+                }
+            }
+            if (refused != null) {
+                if (failed != null) {
+                    refused.addSuppressed(failed);
+                }
+                throw refused;
+            }
+            throw (failed != null) ? failed : new ExecutionException(new IllegalStateException("no task ended"));
+        } finally {
+            cancel(futures, 0);
+        }
+    }
+
+    /**
+     * An invokeAny's ended tasks, in the order they ended (as ExecutorCompletionService's queue,
+     * whose wrapper the pool runs them in), and the wait of its caller's submit that a success ends.
+     */
+    private static final class Completions<T> {
+        final LinkedBlockingQueue<Future<T>> queue = new LinkedBlockingQueue<>();
+        /** The caller's submit in progress. Written before it reads succeeded, read after that is written: one sees the other. */
+        volatile Deadline submitting;
+        volatile boolean succeeded;
+
+        Runnable queueing(RunnableFuture<T> task) {
+            return new FutureTask<Void>(task, null) {
+                @Override
+                protected void done() {
+                    queue.add(task);
+                    if (succeededNormally(task)) {
+                        succeeded = true;
+                        Deadline d = submitting;
+                        if (d != null) {
+                            d.stopNow(); // a failure keeps the submit waiting: the call needs the next task then
+                        }
+                    }
+                }
+            };
+        }
+
+        private static boolean succeededNormally(Future<?> task) {
+            if (!task.isDone() || task.isCancelled()) {
+                return false;
+            }
+            try {
+                task.get();
+                return true;
+            } catch (ExecutionException | InterruptedException | RuntimeException e) {
+                return false;
+            }
+        }
+    }
+
+    private static TimeoutException timedOut(RejectedExecutionException e) {
+        TimeoutException timedOut = new TimeoutException(e.getMessage());
+        timedOut.initCause(e);
+        return timedOut;
     }
 
     /** An untimed invokeAll ({@code X} unchecked) or invokeAny ({@code X} ExecutionException) of AbstractExecutorService. */
@@ -265,16 +384,10 @@ final class Invocations {
         R call() throws InterruptedException, X;
     }
 
-    /** A timed invokeAny of AbstractExecutorService. */
-    @FunctionalInterface
-    interface TimedCall<R> {
-        R call() throws InterruptedException, ExecutionException, TimeoutException;
-    }
-
     /** Sets the thread's deadline for the pool's waits; returns the one to restore (a call this one runs in). */
     private static Deadline enter(Executor pool, long deadline) {
         Deadline outer = DEADLINE.get();
-        DEADLINE.set(new Deadline(pool, deadline, "the timeout of the caller's invokeAll or invokeAny"));
+        DEADLINE.set(new Deadline(pool, deadline, INVOKE_TIMEOUT));
         RUNNING.incrementAndGet();
         return outer;
     }
@@ -303,7 +416,7 @@ final class Invocations {
         }
     }
 
-    private static <T> void cancel(List<Future<T>> futures, int from) {
+    private static void cancel(List<? extends Future<?>> futures, int from) {
         for (int i = from; i < futures.size(); i++) {
             futures.get(i).cancel(true);
         }

@@ -2,6 +2,7 @@ package io.github.workerpool;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -39,21 +40,30 @@ abstract class InvokingExecutorService extends AbstractExecutorService {
 
     /**
      * As {@link java.util.concurrent.ExecutorService#invokeAny(Collection)}. A caller interrupted
-     * while it waits for a worker (the pool full) gets {@link InterruptedException}.
+     * while it waits for a worker (the pool full) gets {@link InterruptedException}; one waiting
+     * to submit the next task returns as soon as a task succeeds (that submit is withdrawn); a
+     * task the pool refuses while others run ends the submits, and the call throws the
+     * {@link java.util.concurrent.RejectedExecutionException} only if none of those succeeds.
      */
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        return Invocations.untimed(() -> super.invokeAny(tasks));
+        try {
+            return Invocations.invokeAny(this, this::newTaskFor, tasks, false, 0L, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("an untimed invokeAny timed out", e); // cannot happen
+        }
     }
 
     /**
      * As {@link java.util.concurrent.ExecutorService#invokeAny(Collection, long, TimeUnit)}, the
      * timeout included while the caller waits for a worker (the pool full): then it throws
-     * {@link TimeoutException}, and the task that waited counts as rejected.
+     * {@link TimeoutException}, and the task that waited counts as rejected. Otherwise as
+     * {@link #invokeAny(Collection)}.
      */
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        return Invocations.timedAny(this, timeout, unit, () -> super.invokeAny(tasks, timeout, unit));
+        Objects.requireNonNull(unit, "unit");
+        return Invocations.invokeAny(this, this::newTaskFor, tasks, true, timeout, unit);
     }
 }

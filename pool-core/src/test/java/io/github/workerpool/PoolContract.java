@@ -216,6 +216,73 @@ abstract class PoolContract extends PoolTestSupport {
     }
 
     @Test
+    void invokeAny_returnsASucceededTask_whileTheCallerWaitsForAWorkerForTheNext() throws Exception {
+        // Helper-138: AbstractExecutorService's invokeAny submits the next task while none has
+        // ended, so a caller waiting in a full pool to submit it did not see the first one succeed:
+        // it returned only once it got a worker (here: once another client's task ended).
+        assumeTrue(callerWaitsWhenBusy());
+        WorkerPool pool = newPool(2);
+        occupy(pool, 1);
+        CountDownLatch secondWorker = occupy(pool, 1);
+        CountDownLatch t1Started = new CountDownLatch(1);
+        CountDownLatch t1Go = gate();
+        Callable<String> t1 = () -> {
+            t1Started.countDown();
+            hold(t1Go);
+            return "t1";
+        };
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                outcome.set(pool.invokeAny(List.of(t1, () -> "t2")));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        awaitUntil("the caller waits with t1", () -> pool.waiting() == 1);
+        CountDownLatch otherClient = gate();
+        Thread other = start("other client", () -> pool.execute(() -> hold(otherClient)));
+        awaitUntil("another client waits behind it", () -> pool.waiting() == 2);
+        open(secondWorker); // t1 runs; the caller comes back for t2 and waits behind the other client
+        assertThat(t1Started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        awaitUntil("the caller waits with t2", () -> pool.waiting() == 2);
+        open(t1Go); // t1 succeeds; its worker goes to the other client, first in line
+        caller.join(TIMEOUT.toMillis() / 2);
+        assertThat(caller.isAlive()).as("returned with t1's result, the other client's task still running").isFalse();
+        assertThat(outcome.get()).isEqualTo("t1");
+        assertThat(pool.stats().rejected()).as("t2 withdrawn, not refused").isZero();
+        other.join(TIMEOUT.toMillis());
+    }
+
+    @Test
+    void invokeAny_aRefusalWhileATaskRuns_endsTheSubmits_notTheCall() throws Exception {
+        // Helper-138: the refusal of the second task came out of the call while the first ran on
+        // to succeed.
+        assumeTrue(rejectsWhenBusy());
+        WorkerPool pool = newPool(1);
+        CountDownLatch t1Started = new CountDownLatch(1);
+        CountDownLatch t1Go = gate();
+        Callable<String> t1 = () -> {
+            t1Started.countDown();
+            hold(t1Go);
+            return "t1";
+        };
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                outcome.set(pool.invokeAny(List.of(t1, () -> "t2")));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        assertThat(t1Started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        awaitUntil("t2 refused", () -> pool.stats().rejected() == 1);
+        open(t1Go);
+        caller.join(TIMEOUT.toMillis());
+        assertThat(outcome.get()).isEqualTo("t1");
+    }
+
+    @Test
     void aTimedInvokeAllsDeadline_doesNotCutAWaitOnAnotherPool_byItsListener() throws Exception {
         // Helper-106: the deadline was the thread's, so a listener that handed a refused task to a
         // full fallback pool was refused there at once, naming an invokeAll that pool never had.
