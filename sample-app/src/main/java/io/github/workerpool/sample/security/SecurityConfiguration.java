@@ -12,6 +12,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointProperties;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -32,6 +34,7 @@ import org.springframework.security.web.csrf.CsrfException;
 import org.springframework.security.web.csrf.CsrfFilter;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
 import org.springframework.security.web.util.matcher.AndRequestMatcher;
 import org.springframework.security.web.util.matcher.NegatedRequestMatcher;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
@@ -81,14 +84,17 @@ class SecurityConfiguration {
             new NegatedRequestMatcher(new RequestHeaderRequestMatcher("Authorization")));
 
     @Bean
-    SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+    SecurityFilterChain securityFilterChain(HttpSecurity http, WebEndpointProperties endpoints) throws Exception {
+        // Boot's EndpointRequest matchers, not "/actuator/**": they follow
+        // management.endpoints.web.base-path, management.server.port and the servlet path, so moving
+        // the actuator (base-path: /manage, say) never leaves tune, purge or env open.
+        RequestMatcher get = (request) -> HttpMethod.GET.matches(request.getMethod());
         http.authorizeHttpRequests((requests) -> requests
-                .requestMatchers(HttpMethod.GET, "/actuator/pools", "/actuator/pools/*").permitAll()
-                .requestMatchers(HttpMethod.POST, "/actuator/pools/*/tune", "/actuator/pools/*/purge").hasRole(OPS)
-                .requestMatchers(HttpMethod.GET, "/actuator", "/actuator/health", "/actuator/health/**",
-                        "/actuator/info", "/actuator/metrics", "/actuator/metrics/*", "/actuator/prometheus")
+                .requestMatchers(new AndRequestMatcher(get, new OrRequestMatcher(EndpointRequest.toLinks(),
+                        EndpointRequest.to("pools", "health", "info", "metrics", "prometheus"))))
                 .permitAll()
-                .requestMatchers("/actuator/**").hasRole(OPS)
+                .requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole(OPS) // tune and purge among them
+                .requestMatchers(underTheActuator(endpoints.getBasePath())).hasRole(OPS) // and what is not exposed
                 .anyRequest().permitAll());
         // The browser's login: Spring Security's login page, the login kept in the session; back to
         // the dashboard after logging out.
@@ -108,6 +114,18 @@ class SecurityConfiguration {
         http.exceptionHandling((exceptions) -> exceptions
                 .accessDeniedHandler(new DelegatingAccessDeniedHandler(denied, new AccessDeniedHandlerImpl())));
         return http.build();
+    }
+
+    /**
+     * Every path under the actuator's base path, exposed or not (an endpoint not exposed is a 401,
+     * not a 404 that tells what is there); none when the actuator is at the root.
+     */
+    private static RequestMatcher underTheActuator(String basePath) {
+        String base = StringUtils.trimTrailingCharacter(basePath, '/');
+        if (base.isEmpty()) {
+            return (request) -> false;
+        }
+        return PathPatternRequestMatcher.withDefaults().matcher(base + "/**");
     }
 
     /**
