@@ -50,6 +50,16 @@ seeded=7
 
 log() { printf '== %s\n' "$*"; }
 
+# One fleet per checkout: a second one would delete the first one's ZooKeeper data, databases
+# and logs under target/fleet/, and a rebuild would replace the jars its replicas run from. Taken
+# before anything is built or downloaded. The lock is released when this script exits.
+mkdir -p "$root/target"
+exec 9>"$root/target/fleet.lock"
+if ! flock -n 9; then
+  echo "another fleet/run.sh of this checkout is running (target/fleet.lock); stop it first" >&2
+  exit 1
+fi
+
 # --- what it needs -------------------------------------------------------------------------------
 # Built when missing, or older than a source or pom of the modules they are made of (a git pull).
 stale() {
@@ -60,6 +70,8 @@ stale() {
 if [ ! -f "$sample_jar" ] || [ ! -f "$admin_jar" ] || [ ! -d "$replica_lib" ] || [ ! -d "$zookeeper_lib" ] || stale "$sample_jar" \
     || stale "$admin_jar"; then
   log "building the jars: ./mvnw -q -pl pool-fleet-demo -am package -DskipTests"
+  # copy-dependencies adds, never removes: an old version of a jar would stay on loader.path.
+  rm -rf "$replica_lib" "$zookeeper_lib"
   ./mvnw -q -pl pool-fleet-demo -am package -DskipTests
 fi
 tools="$root/target/prometheus-tools"
@@ -79,14 +91,6 @@ if [ -z "$prometheus" ]; then
   fi
 fi
 
-# One fleet per checkout: a second one would delete the first one's ZooKeeper data, databases
-# and logs under target/fleet/. The lock is released when this script exits.
-mkdir -p "$root/target"
-exec 9>"$root/target/fleet.lock"
-if ! flock -n 9; then
-  echo "another fleet/run.sh of this checkout is running (target/fleet.lock); stop it first" >&2
-  exit 1
-fi
 rm -rf "$run"
 mkdir -p "$run"
 
