@@ -474,6 +474,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         // sizing's, the application's) between an earlier read and the change would show in the
         // log as the refresh's.
         AtomicReference<PoolConfig> changedFrom = new AtomicReference<>(before);
+        String keptOffFailure = null; // see below: the web server's rule on bounds the pool does not use yet
         try {
             // Every check that can refuse the refresh comes before the first change: a refused
             // value leaves the pool with all its options.
@@ -486,12 +487,18 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolSettings.AdaptiveSettings nextAdaptive = (adaptive == null || switchChanged) ? configuredAdaptive
                     : configuredAdaptive.withEnabled(adaptive.enabled());
             boolean capacityConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity());
-            if (adaptive != null && nextAdaptive.enabled() && adaptiveConfigChanged) {
-                String refusal = this.webServerGuard.adaptiveRefusal(name, nextAdaptive.minCapacity());
+            if (adaptive != null && configuredAdaptive.enabled() && adaptiveConfigChanged) {
+                String refusal = this.webServerGuard.adaptiveRefusal(name, configuredAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");
-                    throw new PoolConfigurationException(property, nextAdaptive.minCapacity(), refusal,
-                            "Update " + property + ".");
+                    if (nextAdaptive.enabled()) {
+                        throw new PoolConfigurationException(property, configuredAdaptive.minCapacity(), refusal,
+                                "Update " + property + ".");
+                    }
+                    // Kept off by the operator: nothing live goes there, but a restart switches it on
+                    // as configured, and startup refuses it.
+                    keptOffFailure = "Invalid value '" + configuredAdaptive.minCapacity() + "' for property '" + property
+                            + "': " + refusal;
                 }
             }
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
@@ -548,6 +555,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         // on Java 17, ...): live, the restart-only half waits, so nothing fails now. Told in one
         // line with the change's restart-only options (which of them it is about, the failure says).
         String failure = (settings.capacity() != null) ? restartFailure(() -> settings) : null;
+        if (failure == null) {
+            failure = keptOffFailure;
+        }
         if (failure == null && !restartOnly.isEmpty()) {
             failure = customizedFailure(settings, before);
             if (failure == null) {

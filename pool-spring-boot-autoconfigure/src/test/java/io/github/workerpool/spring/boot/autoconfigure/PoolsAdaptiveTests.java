@@ -673,6 +673,22 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_keptOffByTheOperator_isWarnedWhenARefreshLowersItsMinimumBelowTheRule(CapturedOutput output) {
+        // Helper-140: with an operator's "off" kept through a refresh of the bounds, the live check
+        // (only for a pool being switched on) let min-capacity 1 through without a word, and the
+        // next restart, which switches it on as configured, failed on the web server's rule.
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail", "pools.instances.mail.adaptive.enabled=true",
+                "pools.instances.mail.adaptive.min-capacity=3").run((context) -> {
+                    SpringPool mail = context.getBean("mail", SpringPool.class);
+                    tune(context, "mail", Map.of(), false);
+                    refresh(context, Map.of("pools.instances.mail.adaptive.min-capacity", "1"));
+                    assertThat(mail.adaptive().enabled()).isFalse();
+                    assertThat(output).contains("Pool 'mail': the application runs on, but a restart with this "
+                            + "configuration would fail").contains("Set pools.instances.mail.adaptive.min-capacity to at least 3");
+                });
+    }
+
+    @Test
     void theWebServersPool_refusesLiveOptionsThatStartupRefuses(CapturedOutput output) {
         // Helper-105: only switching adaptive sizing on was checked live; a tune or a refresh to a
         // capacity not above the reserved threads (one request at a time, every 503 and actuator
