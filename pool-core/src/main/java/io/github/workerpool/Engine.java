@@ -36,7 +36,10 @@ abstract class Engine {
         return dispatch(work, false);
     }
 
-    /** Whether a task would fit in the queue now (the full path queues instead of waiting). */
+    /**
+     * Whether a task would fit in the queue now, after the callers already waiting (the full path
+     * queues instead of waiting); under the pool's lock.
+     */
     abstract boolean hasRoom();
 
     /**

@@ -154,6 +154,11 @@ final class QueueEngine extends Engine {
      */
     private boolean place(Object work, boolean trying) {
         WorkerPool p = pool;
+        if (!unbounded && p.waiters.count() != 0) {
+            // Callers wait for room: a newcomer lines up behind them on the full path (a room a
+            // worker frees is theirs until it lets them in; see hasRoom).
+            return false;
+        }
         int c = p.capacityNow();
         // No hand-off to a spinner (searchers watch the queue) and no idle worker popped per task.
         if (p.idleCount == 0 && searching.get() == 0 && (c < 0 || p.workerCount < c)) {
@@ -225,7 +230,13 @@ final class QueueEngine extends Engine {
 
     @Override
     boolean hasRoom() {
-        return unbounded || boundedQueued() < pool.queueCapacity;
+        if (unbounded) {
+            return true;
+        }
+        // Room a worker freed before it could let the waiting callers in is theirs, first come
+        // first served: they go in first (the newcomer on this path waits behind them).
+        admitWaitersLocked();
+        return boundedQueued() < pool.queueCapacity;
     }
 
     @Override

@@ -2,10 +2,12 @@ package io.github.workerpool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +67,52 @@ class WorkerPoolRaceTest extends PoolTestSupport {
     private static void assertFinished(Thread t) throws InterruptedException {
         t.join(TIMEOUT.toMillis());
         assertThat(t.isAlive()).as("%s returned", t.getName()).isFalse();
+    }
+
+    @Test
+    void queueMode_aNewcomerDoesNotTakeTheRoomAWorkerFreedForACallerAlreadyWaiting() throws Exception {
+        // Helper-138: the room a worker freed by taking a task went to whoever reserved it first,
+        // a newcomer's lock-free submit too, while the worker waited for the lock to let the
+        // waiting caller in: that caller, first in line, was refused at its blockingTimeout.
+        WorkerPool pool = pool(WorkerPool.builder().name("q").capacity(1).queueCapacity(1)
+            .blockingTimeout(Duration.ofMillis(300)));
+        CountDownLatch a = gate();
+        CountDownLatch b = gate();
+        pool.execute(() -> hold(a)); // runs
+        pool.execute(() -> hold(b)); // queued: the queue is full
+        AtomicReference<String> waiter = new AtomicReference<>();
+        Thread w = start("waiting caller", () -> {
+            try {
+                pool.execute(() -> { });
+                waiter.set("accepted");
+            } catch (RejectedExecutionException e) {
+                waiter.set("refused: " + e.getMessage());
+            }
+        });
+        awaitUntil("the caller waits", () -> pool.waiting() == 1);
+        AtomicBoolean newcomerReturned = new AtomicBoolean();
+        Thread newcomer;
+        pool.lock.lock(); // any holder of the pool's lock (stats(), a reconfigure, the expiry check)
+        try {
+            open(a); // the worker takes the queued task, and waits for the lock to let the caller in
+            awaitUntil("the worker waits for the lock", pool.lock::hasQueuedThreads);
+            newcomer = start("newcomer", () -> {
+                try {
+                    pool.execute(() -> { });
+                } catch (RejectedExecutionException e) {
+                    // refused behind the waiting caller: fair
+                }
+                newcomerReturned.set(true);
+            });
+            awaitUntil("the newcomer is in or waits for the lock",
+                    () -> newcomerReturned.get() || pool.lock.hasQueuedThread(newcomer));
+        } finally {
+            pool.lock.unlock();
+        }
+        w.join(TIMEOUT.toMillis());
+        assertThat(waiter.get()).as("the caller first in line").isEqualTo("accepted");
+        open(b);
+        newcomer.join(TIMEOUT.toMillis());
     }
 
     @Test
