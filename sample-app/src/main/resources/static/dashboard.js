@@ -52,6 +52,7 @@ async function describeFailure(response) {
   if (response.status === 401) return '401: log in first (Log in, top right)';
   if (response.status === 403 && /CSRF/.test(detail)) return '403: ' + detail;
   if (response.status === 403) return '403: this user lacks the OPS role';
+  if (response.status === 404 && !detail) return '404: not found (no pool of that name any more?)';
   return response.status + ': ' + (detail || response.statusText);
 }
 
@@ -283,10 +284,22 @@ async function postForText(url) {
   }
 }
 
+/** The last ETL poll started, and the one whose answer is shown: a button's poll runs beside the timer's. */
+let etlPolls = 0;
+let etlShown = 0;
+
 async function pollEtl() {
+  const poll = ++etlPolls;
   try {
     const response = await fetch('/etl/progress', { signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
-    if (!response.ok) return;
+    // An answer to an older poll than the one shown (a Stop's poll came back first) is no news.
+    if (poll < etlShown) return;
+    etlShown = poll;
+    if (!response.ok) {
+      // Say so (a 503 while the overload demo fills the web server's pool), not a frozen panel.
+      $('#etl-error').textContent = 'cannot read /etl/progress: ' + (await describeFailure(response));
+      return;
+    }
     const p = await response.json();
     $('#etl-state').textContent = p.state;
     $('#etl-restart').disabled = p.state === 'RUNNING' || p.state === 'STOPPING'; // the server would refuse it
