@@ -226,19 +226,8 @@ abstract class PoolContract extends PoolTestSupport {
         CountDownLatch secondWorker = occupy(pool, 1);
         CountDownLatch t1Started = new CountDownLatch(1);
         CountDownLatch t1Go = gate();
-        Callable<String> t1 = () -> {
-            t1Started.countDown();
-            hold(t1Go);
-            return "t1";
-        };
         AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = start("invoker", () -> {
-            try {
-                outcome.set(pool.invokeAny(List.of(t1, () -> "t2")));
-            } catch (Throwable t) {
-                outcome.set(t);
-            }
-        });
+        Thread caller = invokeAnyOfT1AndT2(pool, t1Started, t1Go, outcome);
         awaitUntil("the caller waits with t1", () -> pool.waiting() == 1);
         CountDownLatch otherClient = gate();
         Thread other = start("other client", () -> pool.execute(() -> hold(otherClient)));
@@ -262,24 +251,33 @@ abstract class PoolContract extends PoolTestSupport {
         WorkerPool pool = newPool(1);
         CountDownLatch t1Started = new CountDownLatch(1);
         CountDownLatch t1Go = gate();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread caller = invokeAnyOfT1AndT2(pool, t1Started, t1Go, outcome);
+        assertThat(t1Started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        awaitUntil("t2 refused", () -> pool.stats().rejected() == 1);
+        open(t1Go);
+        caller.join(TIMEOUT.toMillis());
+        assertThat(outcome.get()).isEqualTo("t1");
+    }
+
+    /**
+     * Starts a thread calling {@code invokeAny} with t1, which signals its start and returns "t1"
+     * once {@code t1Go} opens, and t2, which returns "t2"; the result or failure goes to outcome.
+     */
+    private static Thread invokeAnyOfT1AndT2(WorkerPool pool, CountDownLatch t1Started, CountDownLatch t1Go,
+            AtomicReference<Object> outcome) {
         Callable<String> t1 = () -> {
             t1Started.countDown();
             hold(t1Go);
             return "t1";
         };
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = start("invoker", () -> {
+        return start("invoker", () -> {
             try {
                 outcome.set(pool.invokeAny(List.of(t1, () -> "t2")));
             } catch (Throwable t) {
                 outcome.set(t);
             }
         });
-        assertThat(t1Started.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        awaitUntil("t2 refused", () -> pool.stats().rejected() == 1);
-        open(t1Go);
-        caller.join(TIMEOUT.toMillis());
-        assertThat(outcome.get()).isEqualTo("t1");
     }
 
     @Test
