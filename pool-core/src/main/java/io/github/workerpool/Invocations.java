@@ -223,11 +223,11 @@ final class Invocations {
     }
 
     /**
-     * Runs an untimed invokeAll or invokeAny ({@code AbstractExecutorService}'s, which cancel the
-     * tasks when one throws): a rejection because the caller was interrupted while it waited for
-     * a worker becomes the {@link InterruptedException} they promise.
+     * Runs an untimed invokeAll ({@code AbstractExecutorService}'s, which cancels the tasks when
+     * one throws): a rejection because the caller was interrupted while it waited for a worker
+     * becomes the {@link InterruptedException} it promises.
      */
-    static <R, X extends Exception> R untimed(Call<R, X> call) throws InterruptedException, X {
+    static <R> R untimed(Call<R> call) throws InterruptedException {
         try {
             return call.call();
         } catch (RejectedExecutionException e) {
@@ -378,10 +378,10 @@ final class Invocations {
         return timedOut;
     }
 
-    /** An untimed invokeAll ({@code X} unchecked) or invokeAny ({@code X} ExecutionException) of AbstractExecutorService. */
+    /** An untimed invokeAll of AbstractExecutorService. */
     @FunctionalInterface
-    interface Call<R, X extends Exception> {
-        R call() throws InterruptedException, X;
+    interface Call<R> {
+        R call() throws InterruptedException;
     }
 
     /** Sets the thread's deadline for the pool's waits; returns the one to restore (a call this one runs in). */

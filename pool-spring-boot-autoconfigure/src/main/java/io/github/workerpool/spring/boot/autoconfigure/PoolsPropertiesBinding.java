@@ -85,7 +85,8 @@ final class PoolsPropertiesBinding {
      * @throws PoolConfigurationException if a value cannot be bound
      */
     static PoolsProperties bind(Environment environment) {
-        Set<ConfigurationPropertyName> names = rejectEmptyOptions(environment);
+        Set<ConfigurationPropertyName> names = namesUnderPools(environment);
+        rejectEmptyOptions(names, environment);
         List<ConfigurationPropertySource> sources = new ArrayList<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             sources.add(source.filter((name) -> BOUND_ELSEWHERE.stream()
@@ -285,14 +286,19 @@ final class PoolsPropertiesBinding {
         return !pool || names.stream().anyMatch(name::isAncestorOf);
     }
 
-    /** Refuses an option with an empty value; returns every name under pools of the iterable sources. */
-    private static Set<ConfigurationPropertyName> rejectEmptyOptions(Environment environment) {
+    /** Every name under pools in the environment's iterable sources. */
+    private static Set<ConfigurationPropertyName> namesUnderPools(Environment environment) {
         Set<ConfigurationPropertyName> names = new TreeSet<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (source instanceof IterableConfigurationPropertySource iterable) {
                 iterable.stream().filter(POOLS::isAncestorOf).forEach(names::add);
             }
         }
+        return names;
+    }
+
+    /** Refuses an option with an empty value. */
+    private static void rejectEmptyOptions(Set<ConfigurationPropertyName> names, Environment environment) {
         for (ConfigurationPropertyName name : names) {
             String option = option(name);
             if (EMPTY_MEANS_NONE.equals(option)) {
@@ -306,7 +312,6 @@ final class PoolsPropertiesBinding {
                                 + (option.equals("capacity") ? " and set pools.defaults.capacity." : "."));
             }
         }
-        return names;
     }
 
     /**

@@ -491,14 +491,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 String refusal = this.webServerGuard.adaptiveRefusal(name, configuredAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");
+                    PoolConfigurationException refused = new PoolConfigurationException(property,
+                            configuredAdaptive.minCapacity(), refusal, "Update " + property + ".");
                     if (nextAdaptive.enabled()) {
-                        throw new PoolConfigurationException(property, configuredAdaptive.minCapacity(), refusal,
-                                "Update " + property + ".");
+                        throw refused;
                     }
                     // Kept off by the operator: nothing live goes there, but a restart switches it on
                     // as configured, and startup refuses it.
-                    keptOffFailure = "Invalid value '" + configuredAdaptive.minCapacity() + "' for property '" + property
-                            + "': " + refusal;
+                    keptOffFailure = refused.getMessage();
                 }
             }
             Duration awaitTerminationPeriod = settings.awaitTerminationPeriod();
