@@ -2,6 +2,8 @@
 // job's /etl/progress) every second, keeps the last five minutes of every pool the endpoint lists
 // and charts them with uPlot (from its WebJar). Writes (tune, purge, load, ETL) ride on the
 // browser's login (the form at /login, kept in the session) and carry the CSRF token.
+// Addresses are relative to the page (/dashboard or /), so the page works under a servlet
+// context path; where the actuator is comes from /me (management.endpoints.web.base-path).
 'use strict';
 
 const POLL_MS = 1000;
@@ -20,6 +22,9 @@ const charts = new Map(); // pool name -> { plot, data: [seconds[], capacity[], 
 const lastRejected = new Map();
 
 const $ = (sel, root = document) => root.querySelector(sel);
+
+/** The actuator's base path, relative to the page: "actuator/" until /me says otherwise. */
+let actuator = 'actuator/';
 
 // ---- login and CSRF ------------------------------------------------------------------------
 
@@ -59,19 +64,20 @@ async function describeFailure(response) {
 /** Asks who is logged in; the answer also leaves a fresh CSRF token in the XSRF-TOKEN cookie. */
 async function whoAmI() {
   try {
-    const response = await fetch('/me', { headers: { Accept: 'application/json' } });
+    const response = await fetch('me', { headers: { Accept: 'application/json' } });
     const me = await response.json();
+    if (typeof me.actuator === 'string') actuator = me.actuator;
     $('#who').textContent = me.name ? `logged in as ${me.name}` + (me.ops ? ' (ops: tune, purge)' : ' (no ops role)')
       : 'not logged in: reads only';
     $('#log-in').hidden = !!me.name;
     $('#log-out').hidden = !me.name;
   } catch (e) {
-    $('#who').textContent = 'cannot read /me: ' + e.message;
+    $('#who').textContent = 'cannot read me: ' + e.message;
   }
 }
 
 async function logOut() {
-  await post('/logout');
+  await post('logout');
   location.reload();
 }
 
@@ -205,7 +211,7 @@ function record(name, pool, seconds) {
 async function pollPools() {
   try {
     // Each poll gives up after a while: the next one waits for it (see every()).
-    const response = await fetch('/actuator/pools', { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
+    const response = await fetch(actuator + 'pools', { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
     if (!response.ok) throw new Error(await describeFailure(response));
     const body = await response.json();
     const now = Date.now();
@@ -222,7 +228,7 @@ async function pollPools() {
     $('#status').textContent = 'live · ' + new Date(now).toLocaleTimeString();
     $('#status').classList.remove('down');
   } catch (e) {
-    $('#status').textContent = 'cannot read /actuator/pools: ' + e.message;
+    $('#status').textContent = `cannot read ${actuator}pools: ` + e.message;
     $('#status').classList.add('down');
   }
 }
@@ -239,7 +245,7 @@ async function tune(name, el) {
   const body = (value === '' || !Number.isInteger(capacity)) ? { capacity: value } : { capacity };
   let response;
   try {
-    response = await post(`/actuator/pools/${encodeURIComponent(name)}/tune`, {
+    response = await post(`${actuator}pools/${encodeURIComponent(name)}/tune`, {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
@@ -259,7 +265,7 @@ async function tune(name, el) {
 async function purge(name, el) {
   let response;
   try {
-    response = await post(`/actuator/pools/${encodeURIComponent(name)}/purge`);
+    response = await post(`${actuator}pools/${encodeURIComponent(name)}/purge`);
   } catch (e) {
     message(el, 'purge failed: ' + e.message, true);
     return;
@@ -291,13 +297,13 @@ let etlShown = 0;
 async function pollEtl() {
   const poll = ++etlPolls;
   try {
-    const response = await fetch('/etl/progress', { signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
+    const response = await fetch('etl/progress', { signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
     // An answer to an older poll than the one shown (a Stop's poll came back first) is no news.
     if (poll < etlShown) return;
     etlShown = poll;
     if (!response.ok) {
       // Say so (a 503 while the overload demo fills the web server's pool), not a frozen panel.
-      $('#etl-error').textContent = 'cannot read /etl/progress: ' + (await describeFailure(response));
+      $('#etl-error').textContent = 'cannot read etl/progress: ' + (await describeFailure(response));
       return;
     }
     const p = await response.json();
@@ -316,7 +322,6 @@ async function pollEtl() {
 
 function init() {
   $('#log-out').addEventListener('click', logOut);
-  whoAmI();
   for (const button of document.querySelectorAll('[data-load]')) {
     button.addEventListener('click', async () => {
       $('#load-result').textContent = 'POST ' + button.dataset.load + ' …';
@@ -324,8 +329,8 @@ function init() {
     });
   }
   // Once a run is DONE, "Start / resume" answers that it is done; this one starts over.
-  for (const [id, url] of [['#etl-start', '/etl/start'], ['#etl-stop', '/etl/stop'],
-      ['#etl-restart', '/etl/start?restart=true']]) {
+  for (const [id, url] of [['#etl-start', 'etl/start'], ['#etl-stop', 'etl/stop'],
+      ['#etl-restart', 'etl/start?restart=true']]) {
     $(id).addEventListener('click', async () => {
       if (id === '#etl-restart' && !window.confirm('Forget the checkpoint and the results, and run from the first review?')) {
         return;
@@ -335,7 +340,8 @@ function init() {
       pollEtl();
     });
   }
-  every(POLL_MS, pollPools);
+  // The first poll of the pools waits for /me, which says where the actuator is.
+  whoAmI().then(() => every(POLL_MS, pollPools));
   every(POLL_MS, pollEtl);
 }
 

@@ -56,7 +56,7 @@
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       try {
-        const response = await fetch('/demo/http/overload', { headers: headers() });
+        const response = await fetch('demo/http/overload', { headers: headers() });
         if (response.status === 503) {
           state.textContent = 'this page\'s own poll got a 503 too: the server is full';
           continue;
@@ -78,7 +78,7 @@
     result.textContent = '';
     let response;
     try {
-      response = await fetch(`/demo/http/overload?requests=${REQUESTS}&ms=${MS}`,
+      response = await fetch(`demo/http/overload?requests=${REQUESTS}&ms=${MS}`,
         { method: 'POST', headers: headers() });
     } catch (e) { // the app is down or unreachable
       state.textContent = 'could not start: ' + e.message;

@@ -77,7 +77,7 @@ class DashboardBrowserTests extends BrowserTestSupport {
 
         try {
             // A load button: a POST from the logged-in page, with the token; the mail pool's chart follows.
-            this.browser.findElement(By.cssSelector("[data-load^='/demo/mail']")).click();
+            this.browser.findElement(By.cssSelector("[data-load^='demo/mail']")).click();
             wait.until((d) -> d.findElement(By.id("load-result")).getText().contains("\"pool\":\"mail\""));
             wait.until((d) -> Long.parseLong(field(d.findElement(By.cssSelector(card("mail"))), "completed").getText()) > 0);
             wait.until((d) -> maxOf("mail", "running") > 0);

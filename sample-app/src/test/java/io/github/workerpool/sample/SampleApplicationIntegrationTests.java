@@ -288,6 +288,7 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         assertThat(me.json().get("name").isNull()).as(me.toString()).isTrue();
         assertThat(me.json().get("ops").asBoolean()).isFalse();
         assertThat(me.json().get("csrfHeader").asString()).isEqualTo("X-XSRF-TOKEN");
+        assertThat(me.json().get("actuator").asString()).as("relative to the page").isEqualTo("actuator/");
     }
 
     @Test

@@ -19,6 +19,7 @@ import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.util.StringUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -106,7 +107,7 @@ class HttpOverloadController {
 
     /**
      * This application's own slow endpoint, at the address it listens on (loopback if it listens
-     * on every address; an IPv6 literal in brackets).
+     * on every address; an IPv6 literal in brackets) and under its servlet context path.
      */
     private URI selfUri(int ms) {
         String address = this.environment.getProperty("server.address", "").trim();
@@ -114,7 +115,9 @@ class HttpOverloadController {
             case "", "0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0" -> "127.0.0.1";
             default -> (address.contains(":") && !address.startsWith("[")) ? "[" + address + "]" : address;
         };
-        return URI.create("http://" + host + ":" + this.port + "/demo/http/slow?ms=" + ms);
+        String contextPath = this.environment.getProperty("server.servlet.context-path", "").trim();
+        return URI.create("http://" + host + ":" + this.port + StringUtils.trimTrailingCharacter(contextPath, '/')
+                + "/demo/http/slow?ms=" + ms);
     }
 
     /** The last burst, or 404 before the first. */
