@@ -298,8 +298,8 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         assertThat(script.status()).isEqualTo(200);
         assertThat(script.body()).contains("uPlot");
         assertThat(http.get("/webjars/uplot/dist/uPlot.min.css").status()).isEqualTo(200);
-        assertThat(http.get("/dashboard").body()).contains("/webjars/uplot/dist/uPlot.iife.min.js")
-                .contains("/webjars/uplot/dist/uPlot.min.css");
+        assertThat(http.get("/dashboard").body()).contains("\"webjars/uplot/dist/uPlot.iife.min.js\"")
+                .contains("\"webjars/uplot/dist/uPlot.min.css\"");
     }
 
     // ------------------------------------------------------------------ ETL
