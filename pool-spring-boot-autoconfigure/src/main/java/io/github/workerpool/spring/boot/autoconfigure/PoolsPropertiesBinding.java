@@ -2,6 +2,7 @@ package io.github.workerpool.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -295,6 +296,28 @@ final class PoolsPropertiesBinding {
             }
         }
         return names;
+    }
+
+    /**
+     * The properties under {@code prefix}, each as the environment resolves it (the first source
+     * that has it, its placeholders resolved, as text), by name in any form
+     * ({@code POOLS_WEBSERVER_RESERVEDTHREADS} and {@code pools.web-server.reserved-threads} are one
+     * name): what the options bound from them are, to compare one refresh's with another's.
+     */
+    static Map<ConfigurationPropertyName, String> values(ConfigurationPropertyName prefix, Environment environment) {
+        PropertySourcesPlaceholdersResolver resolver = new PropertySourcesPlaceholdersResolver(environment);
+        Map<ConfigurationPropertyName, String> values = new HashMap<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (source instanceof IterableConfigurationPropertySource iterable) {
+                iterable.stream().filter(prefix::isAncestorOf).forEach((name) -> {
+                    if (!values.containsKey(name)) {
+                        ConfigurationProperty property = source.getConfigurationProperty(name);
+                        values.put(name, String.valueOf((property != null) ? resolver.resolvePlaceholders(property.getValue()) : null));
+                    }
+                });
+            }
+        }
+        return values;
     }
 
     /** Refuses an option with an empty value. */

@@ -64,9 +64,6 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     private final ListableBeanFactory beanFactory;
 
-    /** Changed pools.* keys not applied yet: those of refreshes refused as a whole; guarded by this. */
-    private final Set<String> pending = new LinkedHashSet<>();
-
     /** The settings last applied to each pool, by bean name: at startup, then by each refresh; guarded by this. */
     private final Map<String, PoolSettings> applied = new HashMap<>();
 
@@ -86,6 +83,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     private String defaultPool;
 
     private boolean propagateContext;
+
+    /** pools.web-server.* and pools.events.* as last seen, by value (at startup, then by each refresh); guarded by this. */
+    private Map<ConfigurationPropertyName, String> webServer = Map.of();
+
+    private Map<ConfigurationPropertyName, String> events = Map.of();
 
     /**
      * The web server pool's rule, from the pools.web-server.* values the server was built with: a
@@ -111,6 +113,8 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 .forEach((pool, names) -> names.forEach((key) -> this.startupInstances.put(key, pool)));
             this.defaultPool = properties.getDefaultPool();
             this.propagateContext = properties.isPropagateContext();
+            this.webServer = PoolsPropertiesBinding.values(WEB_SERVER, this.environment);
+            this.events = PoolsPropertiesBinding.values(EVENTS, this.environment);
         }
         catch (RuntimeException ex) {
             // Startup reports a bad value itself; without these, a refresh applies every option.
@@ -130,11 +134,10 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     /**
      * Applies the environment's pools.* to the running pools; see the notes. One refresh at a
-     * time: the keys a refused refresh leaves pending belong to the next.
+     * time. The changed keys are not looked at: settings are compared by value (see the notes).
      */
     synchronized void refresh(Set<String> changed) {
         PoolsProperties properties;
-        changed.stream().filter((key) -> key.startsWith("pools.")).forEach(this.pending::add);
         try {
             properties = PoolsPropertiesBinding.bind(this.environment);
             PoolSettings.checkDefaults(properties.getDefaults(), classLoader());
@@ -142,8 +145,7 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         catch (PoolConfigurationException ex) {
             // Nothing changes. Once the bad value is fixed, the next refresh applies the rest too,
             // whatever its own keys (ZooKeeper sends one event per node): pools are compared with
-            // the settings last applied. The keys stay pending for the pools.web-server.* and
-            // pools.events.* restart warnings.
+            // the settings last applied.
             logger.warn("Pools not refreshed: " + ex.getMessage() + " (" + ex.getAction() + ")");
             return;
         }
@@ -153,8 +155,6 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             logger.warn("Pools not refreshed, they keep their options: " + ex.getMessage(), ex);
             return;
         }
-        Set<String> keys = new LinkedHashSet<>(this.pending);
-        this.pending.clear();
         Map<String, SpringPool> running = new LinkedHashMap<>(
                 this.beanFactory.getBeansOfType(SpringPool.class, false, false));
         Set<String> configured = new HashSet<>();
@@ -252,11 +252,16 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment)));
         tellRestartFailure("pools.web-server.pool", missingPoolFailure("pools.web-server.pool",
                 PoolsPropertiesBinding.webServerPool(this.environment), properties));
-        if (keys.stream().anyMatch((key) -> isUnder(key, WEB_SERVER))) {
+        // By value too (helper-140): a placeholder's key or an environment variable's form changes them as well.
+        Map<ConfigurationPropertyName, String> webServer = PoolsPropertiesBinding.values(WEB_SERVER, this.environment);
+        if (!webServer.equals(this.webServer)) {
+            this.webServer = webServer;
             logger.warn("pools.web-server.* take a restart to change; the web server's pool itself changes live "
                     + "under pools.instances");
         }
-        if (keys.stream().anyMatch((key) -> isUnder(key, EVENTS))) {
+        Map<ConfigurationPropertyName, String> events = PoolsPropertiesBinding.values(EVENTS, this.environment);
+        if (!events.equals(this.events)) {
+            this.events = events;
             logger.warn("pools.events.* take a restart to change; the events keep their settings until then");
         }
     }
@@ -314,16 +319,6 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
     private static final ConfigurationPropertyName WEB_SERVER = ConfigurationPropertyName.of("pools.web-server");
 
     private static final ConfigurationPropertyName EVENTS = ConfigurationPropertyName.of("pools.events");
-
-    /** Whether a changed key is a property under {@code prefix}, in whatever form it is written (pools.webServer.x). */
-    static boolean isUnder(String key, ConfigurationPropertyName prefix) {
-        try {
-            return prefix.isAncestorOf(ConfigurationPropertyName.adapt(key, '.'));
-        }
-        catch (RuntimeException ex) {
-            return false; // no property name at all
-        }
-    }
 
     /** Whether an entry was there at startup with the same configured values (refreshes that leave it alone tell nothing). */
     private boolean sameAsAtStartup(String name, PoolsProperties.Pool instance, PoolsProperties properties) {

@@ -715,6 +715,23 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void webServerAndEventsSettings_changedThroughAPlaceholder_areWarnedToTakeARestart(CapturedOutput output) {
+        // Review helper-140: the pools.web-server.* and pools.events.* warnings followed the
+        // event's keys, so a change of the key a placeholder names (or of an environment
+        // variable's form) told nothing.
+        this.runner.withPropertyValues("web.reserve=2", "pools.web-server.reserved-threads=${web.reserve}",
+                "events.after=5s", "pools.events.saturation-after=${events.after}").run((context) -> {
+                    refresh(context, Map.of("pools.instances.mail.capacity", "3"));
+                    assertThat(output).doesNotContain("take a restart to change");
+                    refresh(context, Map.of("web.reserve", "4"));
+                    assertThat(output).contains("pools.web-server.* take a restart to change")
+                        .doesNotContain("pools.events.* take a restart");
+                    refresh(context, Map.of("events.after", "1s"));
+                    assertThat(output).contains("pools.events.* take a restart to change");
+                });
+    }
+
+    @Test
     void aRefreshThatLeavesAShadowedEntryAlone_tellsNothingOfIt(CapturedOutput output) {
         // Found by a review: the first refresh of anything (ZooKeeper's empty one just after
         // startup) warned that the entry is not applied, which startup had told already.
