@@ -224,7 +224,12 @@ public final class AdaptiveCapacity implements AutoCloseable {
         synchronized (this.lock) {
             checkOpen();
             if (this.enabled) {
-                return;
+                if (this.pool.capacity() == this.limit) {
+                    return;
+                }
+                // Tuned by someone else since the last sample (helper-141): that tune switched sizing
+                // off, and this call, the later word, starts it afresh from that capacity.
+                stop();
             }
             start(NONE);
         }

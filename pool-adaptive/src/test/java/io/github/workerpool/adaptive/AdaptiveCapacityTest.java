@@ -263,6 +263,21 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void enable_rightAfterATuneNoSampleHasSeen_isTheLaterWord() {
+        // Review helper-141: enable() saw itself still on and returned; the next look switched
+        // sizing off for the tune that came before it.
+        WorkerPool pool = pool(8);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(2).maxCapacity(100).attach(pool);
+        pool.tune(50);
+        adaptive.enable();
+        assertThat(adaptive.isEnabled()).isTrue();
+        assertThat(pool.capacity()).isEqualTo(50);
+        assertThat(adaptive.configuredCapacity()).isEqualTo(50);
+        adaptive.disable();
+        assertThat(pool.capacity()).isEqualTo(50);
+    }
+
+    @Test
     void unboundedPool_startsAtMax_andDisableMakesItUnboundedAgain() {
         WorkerPool pool = pool(-1);
         AdaptiveCapacity adaptive = AdaptiveCapacity.builder().maxCapacity(64).attach(pool);
