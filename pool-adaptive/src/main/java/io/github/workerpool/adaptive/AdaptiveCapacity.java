@@ -586,7 +586,10 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 s.outer = null;
             }
             Epoch e = countOut(s);
-            boolean drop = failure != null && dropOn.test(failure);
+            // Gradient2 ignores drops, so a drop, fast as a shedding backend's refusal is, would read
+            // as a healthy task (helper-141: the limit grew while the backend shed load): under it a
+            // drop is a failure like any other, a sample only if slow.
+            boolean drop = failure != null && algorithm != Algorithm.GRADIENT2 && dropOn.test(failure);
             if (e != null && (failure == null || drop || slow(runNanos))) {
                 sample(e.generation, s.inflight, runNanos, drop);
             }

@@ -14,8 +14,9 @@ import com.netflix.concurrency.limits.limit.window.SampleWindowFactory;
  * only once it holds {@code minSamples}. {@code WindowedLimit} ends a window on time and throws it
  * away if it holds fewer: a pool of 4 tasks of 250 ms ends 8 in a 500 ms window, so its
  * algorithm never got a sample and its limit never moved, up or back up after a cut. A sample
- * that comes more than {@code staleNanos} after the one before starts a new window: after a
- * quiet hour, 9 old samples and 1 new one are not this hour's window.
+ * that comes more than {@code staleNanos} (or twice its own run time, if longer) after the one
+ * before starts a new window: after a quiet hour, 9 old samples and 1 new one are not this hour's
+ * window.
  *
  * <p>A window with a drop never reads as faster than the last window without one: a backend
  * shedding load answers fast (a 429 in a millisecond), and Vegas takes a window faster than any
@@ -88,7 +89,9 @@ final class SampleWindows implements Limit {
         long endTime = startTime + rtt;
         long previous = this.lastEnd;
         this.lastEnd = endTime;
-        if (previous == 0 || endTime - previous > this.staleNanos) {
+        // Stale after staleNanos, or after twice this task's run time if longer: tasks of five
+        // minutes at a capacity of 4 end 75 s apart, and each would start a window anew (helper-141).
+        if (previous == 0 || endTime - previous > Math.max(this.staleNanos, 2 * rtt)) {
             synchronized (this.lock) { // the first sample, or the first after a quiet spell
                 SampleWindow fresh = WINDOWS.newInstance();
                 this.window.set(fresh.addSample(rtt, inflight, didDrop));

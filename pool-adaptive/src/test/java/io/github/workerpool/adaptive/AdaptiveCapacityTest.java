@@ -570,6 +570,29 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void underGradient2_aDropIsNoSample() throws Exception {
+        // Review helper-141: gradient2 ignores drops, so a shedding backend's fast refusals, fed as
+        // samples of the last healthy run time, read as healthy windows and the limit grew.
+        AtomicInteger samples = new AtomicInteger();
+        WorkerPool pool = pool(2);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.GRADIENT2)
+                .dropOn((e) -> e instanceof java.util.concurrent.TimeoutException)
+                .clock(() -> {
+                    samples.incrementAndGet();
+                    return System.nanoTime();
+                }).attach(pool);
+        assertThatThrownBy(pool.submit(() -> {
+            sleep(1);
+            throw new java.util.concurrent.TimeoutException("the backend sheds load");
+        })::get).hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 0);
+        pool.submit(() -> sleep(1)).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() >= 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 0);
+        assertThat(samples).as("the success alone").hasValue(1);
+    }
+
+    @Test
     void ignoredTasks_areNoSamples_soSlowOnesDoNotDriveItDown() {
         // Found by a review: the web server pool's 503s ran as its tasks, each a fast sample that
         // read as the pool keeping up. Slow tasks (3 ms against a run timeout of 1 ms) drive AIMD

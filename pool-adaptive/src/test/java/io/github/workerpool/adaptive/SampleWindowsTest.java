@@ -75,6 +75,17 @@ class SampleWindowsTest {
     }
 
     @Test
+    void slowTasksEndingMoreThanAMinuteApart_stillMakeWindows() {
+        // Review helper-141: tasks of 5 minutes at a capacity of 4 end 75 s apart, and each
+        // started a window anew: the algorithm never got one, and the capacity never moved.
+        for (int i = 0; i < 40; i++) {
+            this.now += TimeUnit.SECONDS.toNanos(75);
+            this.limit.onSample(this.now - TimeUnit.MINUTES.toNanos(5), TimeUnit.MINUTES.toNanos(5), 4, false);
+        }
+        assertThat(this.windows).hasSizeGreaterThanOrEqualTo(3);
+    }
+
+    @Test
     void aSampleAfterAQuietSpell_startsANewWindow() {
         // Found by a review: a window now waits for its samples, so 9 of an hour ago made the
         // next window with 1 new one, old tasks in flight and all.
