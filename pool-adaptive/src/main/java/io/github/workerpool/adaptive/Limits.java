@@ -73,6 +73,12 @@ final class Limits {
         return VegasLimit.newBuilder()
             .initialLimit(initial)
             .maxConcurrency(max)
+            // The library's alpha 3 and beta 6 (x log10 of the limit), less below a limit of 12
+            // (helper-141): its queue estimate is at most the limit, so at 6 or less it never saw
+            // a queue above beta, and each window without one added beta: a pool sat at 8
+            // against a backend with room for 2.
+            .alphaFunction((limit) -> Math.max(1, Math.min(3 * log10.applyAsInt(limit), limit / 4)))
+            .betaFunction((limit) -> Math.max(2, Math.min(6 * log10.applyAsInt(limit), limit / 2)))
             .decreaseFunction((limit) -> Math.max(min, limit - log10.applyAsInt((int) limit)))
             .build();
     }
@@ -103,7 +109,10 @@ final class Limits {
                 .initialLimit(initial)
                 .minLimit(min)
                 .maxConcurrency(max)
-                .queueSize(4)
+                // The library's 4, less below a limit of 16 (helper-141): with the gradient
+                // floored at 0.5, any limit below twice the allowance grew however slow the
+                // tasks, so a fixed 4 kept a pool near 8 against a backend with room for 2.
+                .queueSizeFunction((l) -> Math.max(1, Math.min(4, l / 4)))
                 .rttTolerance(1.0)
                 .smoothing(GRADIENT2_SMOOTHING)
                 .longWindow(600)

@@ -95,6 +95,34 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void gradient2_sizesASmallBackend_too() {
+        // Review helper-141: the fixed queue allowance of 4 grew any limit below 8 however slow
+        // the tasks ran (the gradient is floored at 0.5): 11-17 against a backend with room for 2.
+        // In this model any limit drifts up to about 2x the backend's room (the README's figures).
+        for (int k : new int[] { 2, 4 }) {
+            ModelBackend backend = new ModelBackend(k, 20);
+            AdaptiveCapacity adaptive = attach(pool(k), Algorithm.GRADIENT2, backend, 1, 64);
+            backend.run(adaptive, 60);
+            assertThat(backend.limitsFrom(20)).as("backend of %d, limit from 20 s to 60 s: %s", k, backend.limits)
+                .allSatisfy((limit) -> assertThat(limit).isBetween(1, 3 * k));
+        }
+    }
+
+    @Test
+    void vegas_atASmallLimit_seesAQueue() {
+        // Review helper-141: with the library's alpha 3 and beta 6 (below a limit of 10) its
+        // queue estimate, at most the limit, never passed beta at 6 or less, and every window
+        // without a queue added 6: from 2 straight to 8 against a backend with room for 2, held
+        // there. Now +2 to 4, where the queue (2 of 4) is within beta (2). Its first probe comes
+        // after 30 windows at the earliest (3 s), and each probe may raise it (the README says so).
+        ModelBackend backend = new ModelBackend(2, 20);
+        AdaptiveCapacity adaptive = attach(pool(2), Algorithm.VEGAS, backend, 1, 64);
+        backend.run(adaptive, 2);
+        assertThat(backend.limits).as("limits: %s", backend.limits).contains(4)
+            .allSatisfy((limit) -> assertThat(limit).isLessThanOrEqualTo(4));
+    }
+
+    @Test
     void aimd_slowStart_reachesTheKneeWithinSeconds_thenHoldsKPlusMinus25Percent() {
         ModelBackend backend = new ModelBackend(K, 20);
         AdaptiveCapacity adaptive = attach(aimdPool(K / 4), Algorithm.AIMD, backend, 1, 8 * K);
