@@ -210,6 +210,7 @@ public final class TaskGroup<R> {
             cancelNow = stopped;
             if (wait != null && !stopped) {
                 waiting.add(wait);
+                t.wait = wait;
             }
             if (!stopped && deadline != null && deadlineTimer == null) {
                 deadlineTimer = Deadlines.schedule(this, Math.max(0L, deadlineAt - System.nanoTime()));
@@ -266,6 +267,21 @@ public final class TaskGroup<R> {
             t.cancelPoolFuture();
         }
         return t;
+    }
+
+    /**
+     * A task cancelled while its submit waits for a worker: the submit gives up, as for the
+     * group's stop() (helper-142: it stayed parked in a full pool until a worker was free).
+     */
+    private void stopWaitOf(Task<R> t) {
+        lock.lock();
+        try {
+            if (t.wait != null && waiting.contains(t.wait)) {
+                t.wait.stopNow();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The submit's wait for a worker is over: stop() need not end it. */
@@ -734,6 +750,8 @@ public final class TaskGroup<R> {
         private Work<R> work; // cleared when the task ends (under the group's lock, before state)
         private final CompletableFuture<R> done = new CompletableFuture<>();
         private volatile Future<?> poolFuture;
+        /** Its submit's wait for a worker, while the submit may still wait (guarded by the group's lock). */
+        private Invocations.Deadline wait;
         private volatile Thread runner;
         /** Whether cancelling the pool's future may interrupt the task (set by the cancel, see finishLocked). */
         private volatile boolean interruptOnCancel;
@@ -858,6 +876,7 @@ public final class TaskGroup<R> {
             if (!group.finish(this, CANCELLED, null, null, mayInterruptIfRunning)) {
                 return false;
             }
+            group.stopWaitOf(this);
             cancelPoolFuture();
             return true;
         }

@@ -517,6 +517,33 @@ class TaskGroupTest {
     }
 
     @Test
+    void aSubmitWaitingForAWorker_givesUpWhenItsTaskIsCancelled() throws Exception {
+        // Review helper-142: only the group's stop ended the wait; a task cancelled through its
+        // handle (seen in tasks() before submit returns) left its submitter parked in the pool.
+        WorkerPool single = pool(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService submitter = Executors.newSingleThreadExecutor();
+        try {
+            single.execute(() -> Latches.pass(release));
+            TaskGroup<String> group = invariants.track(TaskGroup.of(single));
+            Future<TaskGroup.Task<String>> submitted = submitter.submit(() -> group.submit(() -> "late"));
+            await().atMost(WAIT).until(() -> single.waiting() == 1);
+            assertThat(group.tasks().get(0).cancel()).isTrue();
+            TaskGroup.Task<String> task = submitted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(task.isCancelled()).isTrue();
+            assertThat(single.waiting()).isZero();
+            assertThat(single.stats().rejected()).as("withdrawn, not refused").isZero();
+            assertThat(group.await(WAIT)).as("the group is done").isTrue();
+            release.countDown();
+            await().atMost(WAIT).until(() -> single.running() == 0);
+            assertThat(single.stats().completed()).as("the blocker alone ran").isEqualTo(1);
+        } finally {
+            release.countDown();
+            submitter.shutdownNow();
+        }
+    }
+
+    @Test
     void aGroupCancelledBeforeItsDeadline_doesNotReportATimeout_forATaskSubmittedAfterIt() throws Exception {
         WorkerPool pool = pool(1);
         long builtAt = System.nanoTime();
