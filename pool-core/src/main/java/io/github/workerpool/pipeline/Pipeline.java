@@ -24,10 +24,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ol>
  * <li><b>Back-pressure.</b> {@code submit} blocks while stage 1 is full.</li>
  * <li><b>Order.</b> A batch's stage i starts no earlier than the previous batch's stage i:
- *     batches are granted each stage (its slot, and with it the go-ahead for the step) strictly in
- *     batch order, and a batch that finished a stage early waits for its predecessor to be granted
- *     the next one. (Two steps granted one after the other run on different threads, so their
- *     first instructions may still interleave; with concurrency 1 a stage runs strictly in order.)</li>
+ *     batches are granted each stage (its slot) strictly in batch order, a batch that finished a
+ *     stage early waits for its predecessor to be granted the next one, and a batch's step begins
+ *     only once its predecessor's step of that stage has begun. (The two steps run on different
+ *     threads, so their first instructions may still interleave; with concurrency 1 a stage runs
+ *     strictly in order.)</li>
  * <li><b>Slot holding.</b> A batch that finished stage i keeps its stage-i slot until it gets a
  *     stage-(i+1) slot. A slow stage slows everything before it, nothing jumps ahead, and at
  *     most the sum of the limits batches are admitted (plus the submitters blocked in {@code submit},
@@ -544,6 +545,7 @@ public final class Pipeline implements AutoCloseable {
         final Step[] steps;
         Batch prev;     // guarded by lock; null once not needed
         int started;    // stages entered; guarded by lock
+        int begun;      // stages whose step began; guarded by lock
         boolean claimed; // taken by a worker to run, or by submit to fail; guarded by lock
 
         Batch(long number, Step[] steps, Batch prev) {
@@ -582,9 +584,6 @@ public final class Pipeline implements AutoCloseable {
                         b.started = i;
                         throw e;
                     }
-                    if (b.started == limits.length) {
-                        b.prev = null;
-                    }
                     return true;
                 }
                 changed.await();
@@ -618,14 +617,30 @@ public final class Pipeline implements AutoCloseable {
                         return; // failed by submit: the pool threw after handing it over
                     }
                     b.claimed = true;
-                    if (b.number >= stopFrom) {
-                        // Stopped (a failure, cancel()) while it waited in the pool's queue: its
-                        // first step has not started, so it stops at this boundary like the rest.
-                        occupied[0]--;
-                        changed.signalAll();
-                        endLocked(b, Outcome.STOPPED);
-                        return;
-                    }
+                }
+                // The step begins after the previous batch's step of this stage began, not only
+                // after it was granted the stage (helper-142: a batch whose worker was slow to
+                // start, or to come back from the wait, saw the next batch's step run first).
+                // The previous batch has a worker (the pool has one for every admitted batch) and
+                // was granted the stage, so it begins or stops, and then this one may go on.
+                Batch p = b.prev;
+                while (p != null && p.begun <= i && b.number < stopFrom) {
+                    changed.awaitUninterruptibly();
+                }
+                if (b.number >= stopFrom) {
+                    // Stopped (a failure, cancel()) while it waited in the pool's queue or for its
+                    // predecessor: its step has not begun, so it stops at this boundary like the rest.
+                    occupied[i]--;
+                    changed.signalAll();
+                    endLocked(b, Outcome.STOPPED);
+                    return;
+                }
+                b.begun = i + 1;
+                if (b.begun == n) {
+                    b.prev = null; // every gate passed
+                }
+                if (lock.hasWaiters(changed)) {
+                    changed.signalAll(); // the next batch may begin this stage's step now
                 }
                 running[i]++;
             } finally {

@@ -370,6 +370,39 @@ class PipelineTest {
         assertThat(p.stats().completed()).isEqualTo(batches);
     }
 
+    @Test
+    void aBatchsStepBegins_afterItsPredecessorsStepOfThatStageBegan_evenIfItsWorkerIsLate() throws Exception {
+        // Review helper-142: batches were granted stage 1 in order, but a batch whose worker was
+        // slow to reach its step (thread start, a GC pause, a listener) saw the next batch's
+        // whole step run first. The first batch's worker is held after it starts, before its step.
+        Pipeline p = pipeline(2, 1);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        p.pool().addListener(new PoolListener() {
+            @Override
+            public void taskStarted(Pool pool, long queuedNanos) {
+                if (first.getAndSet(false)) {
+                    held.countDown();
+                    Latches.pass(releaseFirst);
+                }
+            }
+        });
+        List<Integer> begun = new CopyOnWriteArrayList<>();
+        CountDownLatch secondBegun = new CountDownLatch(1);
+        p.submit(() -> begun.add(1), () -> { });
+        Latches.pass(held);
+        p.submit(() -> {
+            begun.add(2);
+            secondBegun.countDown();
+        }, () -> { });
+        // Batch 2 has its worker and stage 1; it must not begin before batch 1 does.
+        assertThat(secondBegun.await(200, TimeUnit.MILLISECONDS)).as("batch 2 began first").isFalse();
+        releaseFirst.countDown();
+        assertThat(p.await(WAIT)).isTrue();
+        assertThat(begun).containsExactly(1, 2);
+    }
+
     /** Seed: "<22>(2) finished before <21>(2) ... <22> must wait until <21>(2) is done" — here: until <21> enters the next stage. */
     @Test
     void aBatchThatFinishedEarly_waitsForItsPredecessor_andKeepsItsSlot() throws Exception {
