@@ -288,7 +288,7 @@ public class PoolsEndpoint {
             });
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
-            throw badRequest(prefix + asSent(String.valueOf(ex.getMessage()), values.values()));
+            throw badRequest(prefix + asSent(String.valueOf(ex.getMessage()), name, values.values()));
         }
         if (adaptive != null && (adaptiveValue != null || capacity != null)) {
             // A capacity with adaptive true restarts the sizing from it (clamped); without, or
@@ -313,13 +313,21 @@ public class PoolsEndpoint {
         return new Tuned(oldValues, newValues);
     }
 
-    /** The pool's message as a request writes values: "-1s", not the builder's "PT-1S"; "none", not null. */
-    private static String asSent(String message, java.util.Collection<Object> values) {
+    /**
+     * The pool's message as a request writes values ("-1s", not the builder's "PT-1S"; "none", not
+     * null), with the fix a caller of the endpoint has: its fields, or the pool's properties and a
+     * restart, not the builder's calls (helper-143).
+     */
+    private static String asSent(String message, String pool, java.util.Collection<Object> values) {
         String sent = message.replace("or null for none", "or \"none\"")
-            // expiry "none" reaches the pool as null; the fix is the endpoint's field, not the builder's call
-            .replace("expiry must be a positive duration, but was null; to keep idle workers forever use "
-                    + "disablePurge(true)", "expiry must be a positive duration, but was \"none\"; to keep idle workers "
-                    + "forever send {\"disablePurge\": true}");
+            // expiry "none" reaches the pool as null
+            .replace("expiry must be a positive duration, but was null;", "expiry must be a positive duration, but was \"none\";")
+            .replace("to keep idle workers forever use disablePurge(true)", "to keep idle workers forever send {\"disablePurge\": true}")
+            .replace(" must not be negative, but was", " must be 0 or more, or \"none\" for no limit, but was")
+            .replace("change it within its kind, or build a new pool", "change it within its kind, or set "
+                    + PoolSettings.property(pool, "queue-capacity") + " (or the code that builds the pool) and restart")
+            .replace("build it without preAlloc to tune it", "set " + PoolSettings.property(pool, "pre-alloc")
+                    + " to false (or build it without preAlloc) and restart to tune it");
         return PoolConfigurationException.withDurationsShown(sent, values);
     }
 

@@ -274,6 +274,23 @@ class PoolsActuatorAutoConfigurationTests {
                 .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.EXPIRY, "none"), "ops"))
                 .withMessageContaining("expiry must be a positive duration, but was \"none\"; to keep idle workers "
                         + "forever send {\"disablePurge\": true}");
+            // helper-143: the other builder calls named as the fix; the endpoint's fields and the
+            // pool's properties are what its callers have.
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.EXPIRY, "0s"), "ops"))
+                .withMessageContaining("to keep idle workers forever send {\"disablePurge\": true}")
+                .withMessageNotContaining("disablePurge(true)");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.action("fixed", "tune", Map.of(PoolOption.CAPACITY, 3), "ops"))
+                .withMessageContaining("set pools.instances.fixed.pre-alloc to false (or build it without preAlloc) and "
+                        + "restart to tune it");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.QUEUE_CAPACITY, 5), "ops"))
+                .withMessageContaining("or set pools.instances.mail.queue-capacity (or the code that builds the pool) "
+                        + "and restart");
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.BLOCKING_TIMEOUT, "-5s"), "ops"))
+                .withMessageContaining("blockingTimeout must be 0 or more, or \"none\" for no limit, but was -5s");
             assertThat(context.getBean("mail", SpringPool.class).capacity()).isEqualTo(2);
             assertThat(context.getBean("fixed", SpringPool.class).capacity()).isEqualTo(2);
         });

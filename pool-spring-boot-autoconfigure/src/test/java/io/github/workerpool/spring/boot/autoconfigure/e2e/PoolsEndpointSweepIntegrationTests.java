@@ -110,7 +110,7 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{\"expiry\": \"none\"}", 400, "expiry must be a positive duration"));
         cases.add(post(tune, "{\"expiry\": \"soon\"}", 400, "expiry must be a duration"));
         cases.add(post(tune, "{\"expiry\": \"5 minutes\"}", 400, "expiry must be a duration"));
-        cases.add(post(tune, "{\"blockingTimeout\": \"-1s\"}", 400, "blockingTimeout must not be negative, but was -1s"));
+        cases.add(post(tune, "{\"blockingTimeout\": \"-1s\"}", 400, "blockingTimeout must be 0 or more, or \"none\" for no limit, but was -1s"));
         cases.add(post(tune, "{\"queueTimeout\": \"0ms\"}", 400, "queueTimeout must be positive, or \"none\", but was 0s"));
         cases.add(post(tune, "{\"expiry\": null}", 400, "expiry must be a duration such as \"500ms\", \"2s\" or \"PT2S\", but was null"));
         cases.add(post(tune, "{\"runTimeout\": \"\"}", 400, "runTimeout must be a duration"));
