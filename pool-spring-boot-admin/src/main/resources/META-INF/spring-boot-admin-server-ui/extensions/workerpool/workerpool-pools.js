@@ -130,18 +130,34 @@
     return POOLS + '/' + encodeURIComponent(name) + (action ? '/' + action : '');
   }
 
-  /** "400: capacity must be ..." from an axios error, with a hint for 401/403. */
-  function describe(error) {
+  /**
+   * "400: capacity must be ..." from an axios error, with a hint for 401/403/404; {@code read}
+   * for a read of the pools (the hints for writes do not apply to it).
+   */
+  function describe(error, read) {
     var response = error && error.response;
     if (!response) {
       return (error && error.message) || 'request failed';
     }
     var data = response.data || {};
     // A JSON error's message; else a text body as it came (a WebFlux security 403 is plain text).
-    var reason = (typeof data === 'object' && data.message)
+    // An RFC 7807 problem (spring.mvc.problemdetails.enabled) has its words in detail.
+    var reason = (typeof data === 'object' && (data.message || data.detail))
       || (typeof data === 'string' && data.trim() !== '' ? data.trim().slice(0, 300) : '')
       || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
+    if (read) {
+      if (response.status === 404) {
+        text += ' (the instance no longer answers /actuator/pools: is pools still in '
+          + 'management.endpoints.web.exposure.include?)';
+      }
+      else if (response.status === 401 || response.status === 403) {
+        text += ' (Spring Boot Admin reads the instance without a user it lets read the pools: set the instance\'s '
+          + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*; if Spring Boot Admin itself '
+          + 'refused, log in to it again)';
+      }
+      return text;
+    }
     // The endpoint's own 404 names the pool; any other (Spring's "No static resource ...", with
     // server.error.include-message) means the write is not mapped: writes are off.
     if ((response.status === 404 || response.status === 405) && String(reason).indexOf('No pool named') !== 0) {
@@ -239,10 +255,37 @@
     });
   }
 
-  function summary(body) {
+  /**
+   * "capacity 6, blockingTimeout 2s": each field sent, numbers and switches as the pool answered
+   * them (a tune may take another value: a capacity clamped to adaptive sizing's bounds), with
+   * "(asked 500)" where they differ; durations as sent (a bare number is refused before sending).
+   */
+  function summary(body, pool) {
     return Object.keys(body).map(function (key) {
-      return key + ' ' + body[key];
+      var option = OPTIONS.filter(function (o) {
+        return o.name === key;
+      })[0];
+      if (!pool || !option || option.kind === 'duration') {
+        return key + ' ' + body[key];
+      }
+      // The live capacity, not the configured one.
+      var value = key === 'capacity' && typeof pool.capacity === 'number' ? pool.capacity : optionValue(pool, option);
+      if (value === undefined || value === null) {
+        return key + ' ' + body[key];
+      }
+      return key + ' ' + value + (String(value) === String(body[key]) ? '' : ' (asked ' + body[key] + ')');
     }).join(', ');
+  }
+
+  /** The first duration sent as a bare number (milliseconds to the endpoint, seconds to many a reader), or null. */
+  function bareDuration(body) {
+    return OPTIONS.filter(function (option) {
+      var value = body[option.name];
+      return option.kind === 'duration' && typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)
+        && Number(value) !== 0;
+    }).map(function (option) {
+      return option.name;
+    })[0] || null;
   }
 
   var PoolsView = Vue.defineComponent({
@@ -296,7 +339,7 @@
           state.updated = new Date();
         }, function (error) {
           if (current(gen)) {
-            state.error = describe(error);
+            state.error = describe(error, true);
             // A write's answer gave its pool's figures afresh only until a poll that started
             // after it fails: from then on they are as old as that answer, and dimmed.
             Object.keys(state.answered).forEach(function (name) {
@@ -389,6 +432,12 @@
           say(name, 'nothing changed', true);
           return;
         }
+        var bare = bareDuration(body);
+        if (bare) {
+          say(name, bare + ' ' + body[bare] + ' has no unit: write ' + body[bare] + 's, ' + body[bare] + 'ms or '
+            + body[bare] + 'm (a bare number would be milliseconds)', false);
+          return;
+        }
         state.busy[name] = true;
         var gen = generation;
         props.instance.axios.post(poolPath(name, 'tune'), body, WRITE).then(function (response) {
@@ -403,7 +452,7 @@
           if (state.forms[name] === form) {
             closeForm(name);
           }
-          say(name, 'tuned: ' + summary(body), true);
+          say(name, 'tuned: ' + summary(body, response.data), true);
         }, function (error) {
           if (current(gen)) {
             say(name, describe(error), false);
@@ -668,7 +717,7 @@
             return;
           }
           var last = state.reads[instance.id];
-          state.reads[instance.id] = { pools: last ? last.pools : null, error: describe(error),
+          state.reads[instance.id] = { pools: last ? last.pools : null, error: describe(error, true),
             updated: last ? last.updated : null };
         }).then(function () {
           delete reading[instance.id];
@@ -765,9 +814,11 @@
           rows.push.apply(rows, instanceRows);
         });
         // Instances not read yet or whose reads fail, by name: a replica that is down shows here.
+        // One whose last good read had no pools is listed too when it fails now (helper-143: it
+        // had no row to mark, so it only added to the count of failing ones).
         var unread = members.filter(function (instance) {
           var read = state.reads[instance.id];
-          return !read || !read.pools;
+          return !read || !read.pools || (read.error && Object.keys(read.pools).length === 0);
         });
         return h('section', { class: 'wp-application', 'data-application': application.name,
           key: application.name }, [

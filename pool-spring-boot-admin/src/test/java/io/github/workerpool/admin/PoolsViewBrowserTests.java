@@ -455,8 +455,12 @@ class PoolsViewBrowserTests {
         ((ObjectNode) crawler.get("adaptive")).put("configuredCapacity", 64).put("limit", 20);
         List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicReference<ObjectNode> now = new java.util.concurrent.atomic.AtomicReference<>(crawler);
+        ObjectNode off = crawler.deepCopy(); // the tune's answer: sizing off at 30
+        off.put("capacity", 30);
+        ((ObjectNode) off.get("config")).put("capacity", 30);
+        ((ObjectNode) off.get("adaptive")).put("enabled", false);
         HttpServer stub = tunableStub(() -> "{\"pools\": {\"crawler\": " + now.get() + "}}", "crawler", tunes,
-                crawler.toString());
+                off.toString());
         try {
             String id = register(stub, "stub-adaptive");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
@@ -603,6 +607,90 @@ class PoolsViewBrowserTests {
         finally {
             Http.post(this.actuators.get("one") + "/pools/mail/tune", "{\"capacity\": " + capacity + "}",
                     SampleReplica.OPS, SampleReplica.OPS_PASSWORD);
+        }
+    }
+
+    @Test
+    void theViewSaysWhatThePoolTook_refusesADurationWithoutAUnit_andGivesEachErrorItsOwnAdvice() throws Exception {
+        // Review helper-143: "tuned: ..." repeated what was typed (a capacity clamped by adaptive
+        // sizing read as taken; runTimeout 10 was sent, and taken as 10 ms); a problem detail's
+        // words were lost; a failed read got the advice for writes; an instance whose last read had
+        // no pools vanished from the fleet view when it failed.
+        openBrowser();
+        ObjectNode mail = (ObjectNode) Http.get(this.actuators.get("one") + "/pools").get("pools").get("mail").deepCopy();
+        mail.put("capacity", 8);
+        ((ObjectNode) mail.get("config")).put("capacity", 8);
+        ObjectNode clamped = mail.deepCopy();
+        clamped.put("capacity", 7);
+        ((ObjectNode) clamped.get("config")).put("capacity", 7);
+        List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                if (down.get()) {
+                    answer(exchange, 404, "application/json", "{}");
+                }
+                else {
+                    answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"mail\": " + mail + "}}");
+                }
+            }
+            else if (path.equals("/actuator/pools/mail/tune")) {
+                tunes.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                answer(exchange, 200, ACTUATOR_JSON, clamped.toString());
+            }
+            else {
+                answer(exchange, 403, "application/problem+json",
+                        "{\"title\": \"Forbidden\", \"status\": 403, \"detail\": \"role OPS required\"}");
+            }
+        });
+        java.util.concurrent.atomic.AtomicBoolean emptyDown = new java.util.concurrent.atomic.AtomicBoolean();
+        HttpServer empty = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools") && !emptyDown.get()) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {}}");
+            }
+            else {
+                answer(exchange, 503, "application/json", "{\"status\": 503, \"error\": \"Service Unavailable\"}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-answers");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            click(wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")))
+                .findElement(By.cssSelector("[data-action=tune]")));
+            option(this.browser.findElement(pool("mail")), "runTimeout", "10");
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText()
+                .equals("runTimeout 10 has no unit: write 10s, 10ms or 10m (a bare number would be milliseconds)"));
+            assertThat(tunes).as("nothing sent").isEmpty();
+            option(this.browser.findElement(pool("mail")), "runTimeout", "");
+            option(this.browser.findElement(pool("mail")), "capacity", "9");
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().equals("tuned: capacity 7 (asked 9)"));
+            assertThat(tunes).containsExactly("{\"capacity\":9}");
+
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=purge]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().startsWith("403"));
+            assertThat(field(this.browser.findElement(pool("mail")), "message").getText()).contains("role OPS required");
+
+            down.set(true);
+            wait.until((d) -> d.findElement(By.cssSelector(".wp-status")).getText().contains("404"));
+            assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText())
+                .doesNotContain("access=unrestricted").contains("management.endpoints.web.exposure.include");
+
+            String emptyId = register(empty, "fleet-empty");
+            this.browser.get(this.adminUrl + "/pools");
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-application='fleet-empty']")));
+            emptyDown.set(true);
+            WebElement unread = wait.until(ExpectedConditions.presenceOfElementLocated(
+                    By.cssSelector("ul.wp-unread li[data-instance='" + emptyId + "']")));
+            wait.until((d) -> d.findElement(By.cssSelector("ul.wp-unread li[data-instance='" + emptyId + "']"))
+                .getText().contains("503"));
+            assertThat(unread.getAttribute("class")).contains("wp-error");
+        }
+        finally {
+            stub.stop(0);
+            empty.stop(0);
         }
     }
 
@@ -785,7 +873,7 @@ class PoolsViewBrowserTests {
         java.util.List<String> tunes = new java.util.concurrent.CopyOnWriteArrayList<>();
         String pools = "{\"pools\": {\"toString\": " + mail.put("name", "toString") + ", \"constructor\": "
                 + mail.deepCopy().put("name", "constructor") + "}}";
-        HttpServer stub = tunableStub(() -> pools, "toString", tunes, mail.toString());
+        HttpServer stub = tunableStub(() -> pools, "toString", tunes, mail.deepCopy().put("capacity", 9).toString());
         try {
             String id = register(stub, "stub-names");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
