@@ -229,6 +229,10 @@ public final class Pipeline implements AutoCloseable {
      * @throws IllegalStateException if called from a step of this pipeline, or from one of its
      *         threads (a listener of {@link #pool()}): it could wait for a stage-1 slot that its own
      *         batch, or a batch it waits for, holds
+     * @throws Error what handing the batch to the pipeline's pool threw (out of memory): the batch
+     *         then failed at stage 1, unless a worker had already taken it, in which case it runs
+     *         all the same; so do not submit it again on an {@code Error} alone ({@code await()}
+     *         reports it if it failed)
      */
     public boolean submit(Step... steps) throws InterruptedException {
         Objects.requireNonNull(steps, "steps");
