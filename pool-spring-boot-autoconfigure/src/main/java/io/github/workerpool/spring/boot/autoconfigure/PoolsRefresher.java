@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -129,14 +128,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
 
     @Override
     public void onApplicationEvent(EnvironmentChangeEvent event) {
-        refresh(event.getKeys());
+        refresh(); // whatever its keys: settings are compared by value (see the notes)
     }
 
-    /**
-     * Applies the environment's pools.* to the running pools; see the notes. One refresh at a
-     * time. The changed keys are not looked at: settings are compared by value (see the notes).
-     */
-    synchronized void refresh(Set<String> changed) {
+    /** Applies the environment's pools.* to the running pools; see the notes. One refresh at a time. */
+    synchronized void refresh() {
         PoolsProperties properties;
         try {
             properties = PoolsPropertiesBinding.bind(this.environment);
