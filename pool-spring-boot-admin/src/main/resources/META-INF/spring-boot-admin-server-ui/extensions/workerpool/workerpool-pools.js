@@ -146,14 +146,16 @@
       || (typeof data === 'string' && data.trim() !== '' ? data.trim().slice(0, 300) : '')
       || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
+    // What a 401/403 from the instance needs, a read's or a write's: the user SBA calls it with.
+    var setTheUser = 'set the instance\'s user.name and user.password metadata, or '
+      + 'spring.boot.admin.instance-auth.*; if Spring Boot Admin itself ';
     if (read) {
       if (response.status === 404) {
         text += ' (the instance no longer answers /actuator/pools: is pools still in '
           + 'management.endpoints.web.exposure.include?)';
       }
       else if (response.status === 401 || response.status === 403) {
-        text += ' (Spring Boot Admin reads the instance without a user it lets read the pools: set the instance\'s '
-          + 'user.name and user.password metadata, or spring.boot.admin.instance-auth.*; if Spring Boot Admin itself '
+        text += ' (Spring Boot Admin reads the instance without a user it lets read the pools: ' + setTheUser
           + 'refused, log in to it again)';
       }
       return text;
@@ -165,9 +167,8 @@
         + 'management.endpoint.pools.access=unrestricted on it)';
     }
     if (response.status === 401 || response.status === 403) {
-      var credentials = 'if the instance refused it, Spring Boot Admin calls it without a user allowed to tune: set '
-        + 'the instance\'s user.name and user.password metadata, or spring.boot.admin.instance-auth.*; if Spring Boot '
-        + 'Admin itself did, log in to it again';
+      var credentials = 'if the instance refused it, Spring Boot Admin calls it without a user allowed to tune: '
+        + setTheUser + 'did, log in to it again';
       // SBA passes the browser's Origin on, so an instance that asks browsers for a CSRF token
       // asks it of SBA's call too, which carries none; credentials are what it needs.
       text = /csrf/i.test(String(reason))
