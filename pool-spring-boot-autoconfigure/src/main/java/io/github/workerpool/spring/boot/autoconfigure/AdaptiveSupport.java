@@ -71,7 +71,8 @@ final class AdaptiveSupport {
         /**
          * Applies new settings and a new configured capacity (null: keeps it): the same bounds,
          * algorithm and drop-on switch it on or off as {@link #switchTo}; others make a new one
-         * that starts afresh from the configured capacity, clamped to the new bounds.
+         * that starts from the old one's limit if that was on and no new capacity came, else
+         * from the configured capacity, clamped to the new bounds either way.
          * @return the control to use from now on
          */
         Control apply(PoolSettings.AdaptiveSettings settings, @Nullable Integer configured);
@@ -155,12 +156,21 @@ final class AdaptiveSupport {
                 return this;
             }
             int capacity = (configured != null) ? configured : this.adaptive.configuredCapacity();
+            // A running one hands its limit over unless a new capacity came too (the operator's
+            // word): helper-141, raising max-capacity restarted a pool sized up to 64 at its
+            // configured 30, under the load that had sized it up.
+            boolean fromLimit = configured == null && next.enabled() && this.adaptive.isEnabled();
+            int start = fromLimit ? this.adaptive.limit() : capacity;
             // Closing this one puts back its configured capacity: handed over clamped to the new
             // bounds instead, the pool does not run above the new max until the new one starts.
-            this.adaptive.configuredCapacity(next.enabled() ? clamp(next, capacity) : capacity);
+            this.adaptive.configuredCapacity(next.enabled() ? clamp(next, start) : capacity);
             this.adaptive.close();
             Attached fresh = new Attached(this.adaptive.pool(), next, false);
-            if (next.enabled()) {
+            if (fromLimit) {
+                fresh.adaptive.enable(); // from the pool's capacity: the old limit, clamped
+                fresh.adaptive.configuredCapacity(capacity); // what disable() puts back
+            }
+            else if (next.enabled()) {
                 fresh.adaptive.enable(capacity);
             }
             return fresh;

@@ -504,6 +504,29 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void newLimiterSettings_startFromTheLimitThePoolHadReached_notFromItsConfiguredCapacity() {
+        // helper-141: raising max-capacity on a pool sized up well above its configured capacity
+        // restarted sizing from the configured capacity: a pool at 64 dropped to 30 under load.
+        this.runner.run((context) -> {
+            SpringPool db = context.getBean("db", SpringPool.class);
+            refresh(context, Map.of("pools.instances.db.capacity", "30"));
+            assertThat(db.capacity()).as("the limit, above the configured capacity").isEqualTo(64);
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "128"));
+            assertThat(db.adaptive().settings().maxCapacity()).isEqualTo(128);
+            assertThat(db.capacity()).as("from the limit it had reached").isEqualTo(64);
+            assertThat(db.adaptive().configuredCapacity()).as("what switching off restores").isEqualTo(30);
+            refresh(context, Map.of("pools.instances.db.adaptive.algorithm", "gradient2"));
+            assertThat(db.capacity()).as("another algorithm, from the same limit").isEqualTo(64);
+            refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "40"));
+            assertThat(db.capacity()).as("clamped to the new bounds").isEqualTo(40);
+            refresh(context, Map.of("pools.instances.db.capacity", "12", "pools.instances.db.adaptive.max-capacity", "50"));
+            assertThat(db.capacity()).as("a new capacity too: the operator's word, from it").isEqualTo(12);
+            refresh(context, Map.of("pools.instances.db.adaptive.enabled", "false"));
+            assertThat(db.capacity()).isEqualTo(12);
+        });
+    }
+
+    @Test
     void aRefreshOfTheBoundsOnly_keepsTheCapacityAnOperatorTuned() {
         // Found by a review: a refresh that changed only adaptive settings handed the unchanged
         // capacity property over as the configured capacity, undoing the operator's tune.
@@ -514,11 +537,11 @@ class PoolsAdaptiveTests {
             assertThat(db.adaptive().configuredCapacity()).isEqualTo(20);
             assertThat(db.capacity()).isEqualTo(20);
             assertThat(tune(context, "db", Map.of(), false).capacity()).isEqualTo(20);
-            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), true); // on again, from 50
+            tune(context, "db", Map.of(PoolOption.CAPACITY, 50), true); // on again, from 50 clamped to 32
             refresh(context, Map.of("pools.instances.db.adaptive.max-capacity", "40"));
             assertThat(db.adaptive().enabled()).isTrue();
             assertThat(db.adaptive().configuredCapacity()).as("from the tuned 50, not the property's 100").isEqualTo(50);
-            assertThat(db.capacity()).isEqualTo(40);
+            assertThat(db.capacity()).as("the limit it had, not the configured capacity clamped").isEqualTo(32);
             refresh(context, Map.of("pools.instances.db.capacity", "12"));
             assertThat(db.adaptive().configuredCapacity()).as("a changed capacity is handed over").isEqualTo(12);
         });
