@@ -190,7 +190,8 @@ public final class TaskGroup<R> {
      * @return the task's handle
      * @throws RejectedExecutionException if the pool refuses the task (the handle, recorded in the
      *         group, fails with the same exception), unless the group stopped meanwhile (the handle
-     *         is then cancelled)
+     *         is then cancelled); if the calling thread is interrupted while it waits for a worker
+     *         (its interrupt status kept), the handle is cancelled, which stops no fail-fast group
      * @throws Error what the pool threw (out of memory), even if the task ended meanwhile, ran or
      *         cancelled; if it was still pending, its handle fails with it too
      */
@@ -237,6 +238,15 @@ public final class TaskGroup<R> {
             stopWaiting(wait);
             if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
                 expire();
+            }
+            if (wait != null && e instanceof PoolOverloadException && Thread.currentThread().isInterrupted()) {
+                // Its submitter was interrupted while it waited for a worker: withdrawn, as a
+                // cancel, not a failure that stops a fail-fast group (helper-142). The submit
+                // still throws, so that the interrupted caller knows the task was not taken.
+                if (!t.cancel(false)) {
+                    return t; // the group stopped meanwhile and cancelled it
+                }
+                throw e;
             }
             // A rejection, or anything else the executor throws (a task decorator's bug): the
             // task is in the group, so it must end, or awaitAll() would wait for it forever.

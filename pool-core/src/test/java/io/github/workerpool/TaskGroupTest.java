@@ -18,8 +18,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -541,6 +543,40 @@ class TaskGroupTest {
             release.countDown();
             submitter.shutdownNow();
         }
+    }
+
+    @Test
+    void aSubmitterInterruptedWhileItWaitsForAWorker_cancelsThatTask_withoutFailingAFailFastGroup() throws Exception {
+        // Review helper-142: the interrupt's rejection failed the task, so a fail-fast group
+        // stopped every other task and awaitAll() reported a "failure" that no task had.
+        WorkerPool single = pool(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(single).failFast(true).build());
+        TaskGroup.Task<String> first = group.submit(() -> {
+            Latches.pass(release);
+            return "first";
+        });
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicBoolean keptInterrupt = new AtomicBoolean();
+        Thread submitter = new Thread(() -> {
+            try {
+                group.submit(() -> "never");
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+            keptInterrupt.set(Thread.currentThread().isInterrupted());
+        });
+        submitter.start();
+        await().atMost(WAIT).until(() -> single.waiting() == 1);
+        submitter.interrupt();
+        submitter.join(WAIT.toMillis());
+        assertThat(thrown.get()).as("the submit says it was not taken").isInstanceOf(RejectedExecutionException.class);
+        assertThat(keptInterrupt).as("interrupt status kept").isTrue();
+        TaskGroup.Task<String> second = group.tasks().get(1);
+        assertThat(second.isCancelled()).as("withdrawn by its submitter: cancelled, not failed").isTrue();
+        assertThat(first.isCancelled()).as("the running task goes on").isFalse();
+        release.countDown();
+        assertThat(group.awaitAll()).containsExactly("first", null);
     }
 
     @Test
