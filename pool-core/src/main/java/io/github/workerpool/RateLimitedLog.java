@@ -31,7 +31,21 @@ final class RateLimitedLog {
         } catch (RuntimeException | Error e) { // say, a listener's toString() that throws: never past the caller's catch
             text = "(the message could not be made: " + e.getClass().getName() + ")";
         }
-        LOG.log(System.Logger.Level.WARNING, text
+        log(System.Logger.Level.WARNING, text
                 + (left > 0 ? " (" + left + " more like it in the last minute were not logged)" : ""), cause);
+    }
+
+    /**
+     * Logs from the pool's catch blocks, which must not throw: a logging backend that does (a
+     * Log4j2 appender with ignoreExceptions=false on a full disk, a failing JUL handler) would
+     * leave a task uncounted or unrun and its worker dead. Such a failure is dropped: there is
+     * nowhere left to report it.
+     */
+    static void log(System.Logger.Level level, String message, Throwable cause) {
+        try {
+            LOG.log(level, message, cause);
+        } catch (Throwable logFailure) {
+            // dropped, as above
+        }
     }
 }

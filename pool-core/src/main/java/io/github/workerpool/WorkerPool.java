@@ -1007,7 +1007,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             if (handlerFailure != t) { // a handler that rethrows the task's own exception: no self-suppression
                 handlerFailure.addSuppressed(t);
             }
-            LOG.log(System.Logger.Level.ERROR, "panic handler of pool '" + name + "' threw", handlerFailure);
+            RateLimitedLog.log(System.Logger.Level.ERROR, "panic handler of pool '" + name + "' threw", handlerFailure);
         }
     }
 

@@ -719,6 +719,51 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aLogThatThrows_losesNoTaskAndNoWorker() throws Exception {
+        // Review helper-147: the warnings in the pool's catch blocks were not guarded, and a log
+        // handler that throws (Log4j2 with ignoreExceptions=false on a full disk) threw past them:
+        // a failed task counted nowhere and its worker died; a listener's failure dropped the task.
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(WorkerPool.class.getName());
+        java.util.logging.Handler throwing = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                throw new IllegalStateException("the log is down");
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(throwing);
+        try {
+            WorkerPool pool = pool(WorkerPool.builder().capacity(1));
+            pool.execute(() -> {
+                throw new IllegalStateException("task broke"); // the default panic handler logs it
+            });
+            awaitUntil("failed counted", () -> pool.stats().failed() == 1);
+            String first = runOnce(pool);
+            assertThat(runOnce(pool)).as("the same worker, still alive").isEqualTo(first);
+
+            WorkerPool listened = pool(WorkerPool.builder().capacity(1).listener(new PoolListener() {
+                @Override
+                public void taskStarted(Pool p, long queuedNanos) {
+                    throw new IllegalStateException("listener broke"); // its warning is logged
+                }
+            }));
+            CountDownLatch ran = new CountDownLatch(1);
+            listened.execute(ran::countDown);
+            assertThat(ran.await(5, TimeUnit.SECONDS)).as("the task ran").isTrue();
+            awaitUntil("completed counted", () -> listened.stats().completed() == 1);
+        } finally {
+            jul.removeHandler(throwing);
+        }
+    }
+
+    @Test
     void awaitTerminationForMinusAges_returnsAtOnce() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1));
         CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
