@@ -95,7 +95,9 @@ abstract class PoolContract extends PoolTestSupport {
             hold(gate);
             return "slow";
         });
-        List<Future<String>> futures = pool.invokeAll(tasks, 50, TimeUnit.MILLISECONDS);
+        // Long enough for "quick" to get a new worker thread and finish on a loaded machine (at
+        // 50 ms it was sometimes cancelled too); "slow" is held, so it changes only the wait.
+        List<Future<String>> futures = pool.invokeAll(tasks, 500, TimeUnit.MILLISECONDS);
         assertThat(futures.get(0).get()).isEqualTo("quick");
         assertThat(futures.get(1).isCancelled()).isTrue();
     }
@@ -145,7 +147,9 @@ abstract class PoolContract extends PoolTestSupport {
         AtomicReference<Object> outcome = new AtomicReference<>();
         Thread caller = start("invoker", () -> {
             try {
-                outcome.set(pool.invokeAll(List.of(held, held), 100, TimeUnit.MILLISECONDS));
+                // The second execute must begin waiting before the timeout: 500 ms covers the
+                // first one's new thread on a loaded machine (the gate stays closed either way).
+                outcome.set(pool.invokeAll(List.of(held, held), 500, TimeUnit.MILLISECONDS));
             } catch (Throwable t) {
                 outcome.set(t);
             }
@@ -304,7 +308,7 @@ abstract class PoolContract extends PoolTestSupport {
             hold(gate);
             return "late";
         };
-        pool.invokeAll(List.of(held, held), 100, TimeUnit.MILLISECONDS);
+        pool.invokeAll(List.of(held, held), 500, TimeUnit.MILLISECONDS); // the second must get to wait first
         assertThat(refusedThere.get()).as("the fallback's own rule").isNotNull()
             .hasMessageContaining("(blockingTimeout)");
     }

@@ -200,10 +200,11 @@ class QueueCountingRaceTest {
      * after reading the queue's length); a worker that takes a task at that moment bumps `taken`
      * and then reads waiting() without the lock: it can read 0 while the caller read the length
      * before the bump. The caller then waits with a free slot until some worker polls or finishes
-     * a task. Here the worker then runs B, which needs the caller to have returned: B waits 100 ms
-     * for it, so each hit costs 100 ms and is counted. (Since the take is counted without a full
+     * a task. Here the worker then runs B, which needs the caller to have returned: B waits 1 s
+     * for it, so each hit costs 1 s and is counted. (Since the take is counted without a full
      * fence, the two can still miss each other; the caller's own look 1 ms after it parks lets it
-     * in, well within B's 100 ms.)
+     * in, well within B's 1 s, which leaves room for a caller starved on a loaded machine: at
+     * 100 ms such a round read as a hit.)
      */
     @Test
     void bounded_callerThatFindsTheQueueFull_isLetInWhenAWorkerTakesATaskMeanwhile() throws Exception {
@@ -216,7 +217,7 @@ class QueueCountingRaceTest {
                 AtomicBoolean callerReturned = new AtomicBoolean();
                 AtomicBoolean releaseA = occupyTheWorker(pool);
                 pool.execute(() -> { // B: queued; needs the caller below to get in while it runs
-                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
                     while (!callerReturned.get()) {
                         if (System.nanoTime() - deadline > 0) {
                             // Only a hit if the caller is registered as waiting while the queue has room

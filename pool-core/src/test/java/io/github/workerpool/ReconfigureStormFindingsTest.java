@@ -47,7 +47,7 @@ class ReconfigureStormFindingsTest extends PoolTestSupport {
                 }
             }
             pool.reconfigure(c -> c.withBlockingTimeout(Duration.ZERO));
-            caller.join(1_000);
+            caller.join(TIMEOUT.toMillis()); // the bug waits for ever; a stalled VM may take a second
             boolean stuck = caller.isAlive();
             if (stuck) {
                 pool.reconfigure(c -> c.withBlockingTimeout(Duration.ofMillis(1))); // a second nudge lets it go

@@ -586,7 +586,8 @@ class WorkerPoolTest extends PoolTestSupport {
     @Test
     void expiry_stopsWorkersIdleLongerThanIt_oldestFirst() throws Exception {
         AtomicLong clock = new AtomicLong(1_000);
-        WorkerPool pool = pool(WorkerPool.builder().capacity(3).spinNanos(0)
+        // No shared purger: it reads the same manual clock and could expire them between our looks.
+        WorkerPool pool = pool(WorkerPool.builder().capacity(3).spinNanos(0).disablePurge(true)
                 .expiry(Duration.ofSeconds(10)).clock(clock::get));
         CountDownLatch gate = gate();
         CountDownLatch started = new CountDownLatch(2);
@@ -610,7 +611,7 @@ class WorkerPoolTest extends PoolTestSupport {
     @Test
     void expiry_neverTouchesBusyWorkers() throws Exception {
         AtomicLong clock = new AtomicLong();
-        WorkerPool pool = pool(WorkerPool.builder().capacity(2).spinNanos(0)
+        WorkerPool pool = pool(WorkerPool.builder().capacity(2).spinNanos(0).disablePurge(true)
                 .expiry(Duration.ofMillis(1)).clock(clock::get));
         CountDownLatch gate = gate();
         CountDownLatch started = new CountDownLatch(1);
