@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.BeansException;
@@ -57,6 +59,8 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
      * (/actuator/metrics/...) is at most SNAPSHOT_LIFETIME old. The timers cost nothing on a
      * scrape: the pool's listener records them as tasks start and end.
      */
+
+    private static final Log logger = LogFactory.getLog(PoolsMeterBinder.class);
 
     /** How long one read of a pool's stats() serves its meters. */
     static final Duration SNAPSHOT_LIFETIME = Duration.ofMillis(100);
@@ -149,8 +153,14 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
         }
         this.boundByName.values().removeIf((p) -> p == pool);
         for (Registered r : removed.registered) {
-            pool.removeListener(r.timers);
             r.meters.forEach(r.registry::remove);
+            try {
+                pool.removeListener(r.timers);
+            }
+            catch (RuntimeException ex) {
+                // The meters are gone already; a pool that cannot be reached records nothing more.
+                logger.debug("Pool's timers not removed from it", ex);
+            }
         }
     }
 
@@ -227,7 +237,7 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     private static Gauge gauge(MeterRegistry registry, String name, Snapshot snapshot, ToDoubleFunction<PoolStats> f,
             Tags tags, String unit, String description) {
-        return Gauge.builder(name, snapshot, (s) -> f.applyAsDouble(s.stats()))
+        return Gauge.builder(name, snapshot, (s) -> s.gauge(f))
             .tags(tags)
             .baseUnit(unit)
             .description(description)
@@ -236,15 +246,23 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
     private static FunctionCounter counter(MeterRegistry registry, String name, Snapshot snapshot,
             ToDoubleFunction<PoolStats> f, Tags tags, String description) {
-        return FunctionCounter.builder(name, snapshot, (s) -> f.applyAsDouble(s.stats()))
+        return FunctionCounter.builder(name, snapshot, (s) -> s.counter(f))
             .tags(tags)
             .baseUnit(BaseUnits.TASKS)
             .description(description)
             .register(registry);
     }
 
-    /** A pool's stats() and queueCapacity(), read at most once per lifetime however many meters ask. */
+    /**
+     * A pool's stats() and queueCapacity(), read at most once per lifetime however many meters ask.
+     * A read that throws fails no scrape (Micrometer catches a gauge's failure, not a counter's,
+     * and one counter that threw made /actuator/prometheus answer 500 for every meter of the
+     * application): until the pool can be read again its gauges read NaN and its counters keep
+     * their last values, as counters must never go backwards.
+     */
     static final class Snapshot {
+
+        private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
         private final Pool pool;
 
@@ -258,30 +276,67 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
 
         private long readAt;
 
+        private boolean tried;
+
+        private boolean failing;
+
+        private long warnedAt;
+
+        private boolean warned;
+
         Snapshot(Pool pool, LongSupplier nanoClock, long lifetimeNanos) {
             this.pool = pool;
             this.nanoClock = nanoClock;
             this.lifetimeNanos = lifetimeNanos;
         }
 
-        synchronized PoolStats stats() {
+        synchronized double gauge(ToDoubleFunction<PoolStats> f) {
             refresh();
-            return this.stats;
+            return this.failing ? Double.NaN : f.applyAsDouble(this.stats);
+        }
+
+        synchronized double counter(ToDoubleFunction<PoolStats> f) {
+            refresh();
+            return (this.stats != null) ? f.applyAsDouble(this.stats) : 0;
         }
 
         synchronized double queueRemaining() {
             refresh();
             // The pool's queueCapacity(), not config()'s: a MultiPool's config is one sub-pool's,
             // while its stats count every sub-pool's queue.
-            return Math.max(0, (long) this.queueCapacity - this.stats.queued());
+            return this.failing ? Double.NaN : Math.max(0, (long) this.queueCapacity - this.stats.queued());
         }
 
         private void refresh() {
             long now = this.nanoClock.getAsLong();
-            if (this.stats == null || now - this.readAt >= this.lifetimeNanos) {
-                this.stats = this.pool.stats();
+            if (this.tried && now - this.readAt < this.lifetimeNanos) {
+                return;
+            }
+            this.tried = true;
+            this.readAt = now; // a failed read is tried again a lifetime later, like any other
+            try {
+                PoolStats read = this.pool.stats();
                 this.queueCapacity = this.pool.queueCapacity();
-                this.readAt = now;
+                this.stats = read;
+                this.failing = false;
+            }
+            catch (RuntimeException ex) {
+                this.failing = true;
+                if (!this.warned || now - this.warnedAt >= WARN_EVERY_NANOS) {
+                    this.warned = true;
+                    this.warnedAt = now;
+                    logger.warn("Pool " + name() + " could not be read for its meters: its gauges read NaN and its "
+                            + "counters keep their last values until it can (logged at most once a minute)", ex);
+                }
+            }
+        }
+
+        private String name() {
+            try {
+                return "'" + this.pool.name() + "'";
+            }
+            catch (RuntimeException ex) {
+                return "(its name could not be read either)";
             }
         }
 

@@ -161,6 +161,35 @@ class PoolsMeterBinderTests {
         verify(this.pool, times(0)).stats();
     }
 
+    @Test
+    void aPoolWhoseStatsThrow_failsNoScrape_itsGaugesReadNaN_andItsCountersKeepTheirLastValues() throws Exception {
+        // Review helper-148: a counter's function that threw went through the whole scrape (a
+        // gauge's is caught by Micrometer, a FunctionCounter's is not): /actuator/prometheus
+        // answered 500 for every meter of the application, for one pool that could not be read
+        // (a scoped proxy whose refreshed target fails to build, a ForwardingPool's delegate).
+        this.workerPool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> this.workerPool.stats().completed() == 1);
+        scrape();
+        org.mockito.Mockito.doThrow(new IllegalStateException("the target could not be made")).when(this.pool).stats();
+        this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+        scrape();
+        assertThat(this.registry.get("executor.pool.max").gauge().value()).isNaN();
+        assertThat(this.registry.get("executor.queue.remaining").gauge().value()).isNaN();
+        assertThat(this.registry.get("executor.completed").functionCounter().count()).as("never backwards").isEqualTo(1);
+        org.mockito.Mockito.doAnswer(delegatesTo(this.workerPool)).when(this.pool).stats();
+        this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(this.registry.get("executor.pool.max").gauge().value()).as("read again").isEqualTo(2);
+    }
+
+    @Test
+    void unbindRemovesTheMeters_evenIfThePoolThrowsWhenItsListenerIsRemoved() {
+        org.mockito.Mockito.doThrow(new IllegalStateException("closed")).when(this.pool).removeListener(any());
+        this.binder.unbind(this.pool);
+        assertThat(this.registry.find("executor.pool.max").meters()).isEmpty();
+        assertThat(this.registry.find("executor").meters()).isEmpty();
+    }
+
     /** Reads every meter of the registry, as a scrape does. */
     private void scrape() {
         this.registry.getMeters().forEach((meter) -> {

@@ -88,6 +88,8 @@ final class PoolEventPublisher
 
     private static final Log logger = LogFactory.getLog(PoolEventPublisher.class);
 
+    private static final long CHECK_FAILURE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     private final long checkIntervalNanos;
 
     private final long minIntervalNanos;
@@ -266,7 +268,12 @@ final class PoolEventPublisher
                 }
                 catch (RuntimeException | Error ex) {
                     rethrowIfOutOfMemory(ex);
-                    logger.warn("Pool events of '" + watch.name + "' not checked", ex);
+                    // A pool that cannot be read fails every check (each second): once a minute.
+                    if (!watch.checkFailureLogged || now - watch.checkFailureLoggedAt >= CHECK_FAILURE_LOG_NANOS) {
+                        watch.checkFailureLogged = true;
+                        watch.checkFailureLoggedAt = now;
+                        logger.warn("Pool events of '" + watch.name + "' not checked (logged at most once a minute)", ex);
+                    }
                 }
             }
         }
@@ -312,6 +319,10 @@ final class PoolEventPublisher
 
         /** Guarded by the publisher's lock, as are the fields that follow. */
         private boolean closed;
+
+        private boolean checkFailureLogged;
+
+        private long checkFailureLoggedAt;
 
         private boolean saturationSeen;
 

@@ -193,6 +193,38 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void aPoolThatCannotBeRead_isWarnedOfOnceAMinute_notAtEveryCheck(CapturedOutput output) {
+        // Review helper-148: each check (every second by default) logged the failure with its
+        // stack trace.
+        WorkerPool inner = WorkerPool.builder().name("broken-inner").capacity(1).build();
+        io.github.workerpool.Pool broken = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
+                org.mockito.AdditionalAnswers.delegatesTo(inner));
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        org.mockito.Mockito.doAnswer((call) -> {
+            if (failing.get()) {
+                throw new IllegalStateException("cannot be read");
+            }
+            return inner.isClosed();
+        }).when(broken).isClosed();
+        manual(this.runner.withBean("broken", io.github.workerpool.Pool.class, () -> broken), Duration.ofSeconds(10),
+                Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                String warning = "Pool events of 'broken' not checked";
+                failing.set(true); // from now on, as a pool whose target can no longer be made
+                for (int i = 0; i < 5; i++) {
+                    publisher.check();
+                    this.nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+                }
+                assertThat(output.getOut().split(warning, -1)).as("one warning in five checks").hasSize(2);
+                this.nanos.addAndGet(Duration.ofMinutes(1).toNanos());
+                publisher.check();
+                assertThat(output.getOut().split(warning, -1)).as("and another a minute later").hasSize(3);
+            });
+        inner.close();
+    }
+
+    @Test
     void theRateLimitIsPerKind() {
         manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true"),
                 Duration.ofSeconds(10), Duration.ofSeconds(10))
