@@ -103,7 +103,7 @@ class BusFleetTests {
                 "pools.instances.mail.queue-capacity=10", "pools.instances.mail.queue-timeout=1s");
         long posted = System.nanoTime();
         CompletableFuture<HttpResponse<String>> sent = Http.postAsync(one, "/actuator/busrefresh");
-        List<Duration> took = Retuning.await(posted, Duration.ofSeconds(5), List.of(first, second),
+        List<Duration> took = Retuning.await(posted, Retuning.PATIENCE, List.of(first, second),
                 (config) -> config.capacity() == 5 && Duration.ofSeconds(1).equals(config.queueTimeout()));
         Retuning.report("bus: replicas retuned after POST /actuator/busrefresh on the first", took);
         assertThat(sent.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(204);

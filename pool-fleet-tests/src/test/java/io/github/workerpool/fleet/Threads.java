@@ -14,9 +14,9 @@ final class Threads {
     private Threads() {
     }
 
-    /** Waits, at most 5 s, until no live thread's name contains any of these parts. */
+    /** Waits, at most 30 s (a loaded machine), until no live thread's name contains any of these parts. */
     static void awaitNoneNamed(String... parts) {
-        Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
             .untilAsserted(() -> assertThat(named(parts)).as("live threads").isEmpty());
     }
 

@@ -105,7 +105,7 @@ class ZookeeperFleetTests {
     }
 
     @Test
-    void aNodeWrittenOrDeletedRetunesEveryReplicaWithinTwoSeconds() throws Exception {
+    void aNodeWrittenOrDeletedRetunesEveryReplica_andTheTimeIsReported() throws Exception {
         ConfigurableApplicationContext one = startReplica();
         ConfigurableApplicationContext two = startReplica();
         Pool first = Replicas.pool(one, "mail");
@@ -114,17 +114,17 @@ class ZookeeperFleetTests {
         assertThat(second.config().blockingTimeout()).isEqualTo(Duration.ofSeconds(3));
 
         long written = write("capacity", "8");
-        List<Duration> took = Retuning.await(written, Duration.ofSeconds(2), List.of(first, second),
+        List<Duration> took = Retuning.await(written, Retuning.PATIENCE, List.of(first, second),
                 (config) -> config.capacity() == 8);
         Retuning.report("zookeeper: capacity 2 -> 8, replicas retuned after the write", took);
 
         written = write("max-blocking-tasks", "16");
-        took = Retuning.await(written, Duration.ofSeconds(2), List.of(first, second),
+        took = Retuning.await(written, Retuning.PATIENCE, List.of(first, second),
                 (config) -> config.maxBlockingTasks() == 16);
         Retuning.report("zookeeper: max-blocking-tasks added, replicas retuned after the write", took);
 
         written = delete("max-blocking-tasks");
-        took = Retuning.await(written, Duration.ofSeconds(2), List.of(first, second),
+        took = Retuning.await(written, Retuning.PATIENCE, List.of(first, second),
                 (config) -> config.maxBlockingTasks() == 0);
         Retuning.report("zookeeper: max-blocking-tasks deleted, replicas back to the default after the delete", took);
 
@@ -142,7 +142,7 @@ class ZookeeperFleetTests {
         Pool mail = Replicas.pool(replica, "mail");
 
         write("capacity", "0");
-        Awaitility.await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
+        Awaitility.await().atMost(Retuning.PATIENCE).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
                 assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options: Invalid value '0' for "
                         + "property 'pools.instances.mail.capacity'"));
         assertThat(output).contains("(Update pools.instances.mail.capacity: set it to a number >= 1, or -1 for an "
@@ -152,7 +152,7 @@ class ZookeeperFleetTests {
         assertThat(replica.getBean("mail", ExecutorService.class).submit(() -> "sent").get()).isEqualTo("sent");
 
         long written = write("capacity", "4");
-        Retuning.await(written, Duration.ofSeconds(2), List.of(mail), (config) -> config.capacity() == 4);
+        Retuning.await(written, Retuning.PATIENCE, List.of(mail), (config) -> config.capacity() == 4);
     }
 
     private ConfigurableApplicationContext startReplica() {

@@ -806,7 +806,7 @@ class PoolsViewBrowserTests {
             assertThat(stuck.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("a read of the slow one is out").isTrue();
             int before = reads.get();
             // Two more rounds (2 s apart) reach the quick one while the slow one's read is out.
-            Awaitility.await().atMost(Duration.ofSeconds(8)).until(() -> reads.get() >= before + 2);
+            Awaitility.await().atMost(PATIENCE).until(() -> reads.get() >= before + 2);
             wait.until((d) -> Integer.parseInt(field(d.findElement(fleetRow("work", quickId)), "capacity").getText())
                     >= before + 1);
             // The slow one's figures, two rounds old, are dimmed while its read is still out.

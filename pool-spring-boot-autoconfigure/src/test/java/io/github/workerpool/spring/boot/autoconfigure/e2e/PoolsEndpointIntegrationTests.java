@@ -98,7 +98,7 @@ class PoolsEndpointIntegrationTests {
         assertThat((String) response.json("$.name")).isEqualTo("tuned");
         assertThat(this.tuned.capacity()).isEqualTo(8);
         // The meters share one snapshot of the pool per scrape, at most 100 ms old.
-        await().atMost(Duration.ofSeconds(2)).until(() -> meter("executor.pool.max", "tuned") == 8.0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> meter("executor.pool.max", "tuned") == 8.0);
     }
 
     @Test

@@ -147,7 +147,7 @@ abstract class WebServerPoolIntegrationSupport {
                     .readLine();
                 assertThat(status).as("%s upload of %d", version, length).matches("HTTP/1\\.[01] 503.*");
             }
-            HttpResponse<String> next = get("/fast").get(5, TimeUnit.SECONDS);
+            HttpResponse<String> next = get("/fast").get(20, TimeUnit.SECONDS);
             assertThat(next.statusCode()).as("answered at once by a reserved thread, %s uploads of %d", version, length)
                 .isEqualTo(503);
         }

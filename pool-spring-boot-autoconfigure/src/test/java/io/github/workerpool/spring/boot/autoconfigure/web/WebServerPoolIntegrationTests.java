@@ -493,7 +493,7 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         awaitSettled(first, 4, 4);
         pool().tune(5); // limit 3: the 4 admitted stay; the fifth thread answers the newcomers
         CompletableFuture<HttpResponse<String>> refused = get("/slow");
-        await().atMost(Duration.ofSeconds(5)).until(refused::isDone);
+        await().atMost(Duration.ofSeconds(20)).until(refused::isDone);
         assertThat(refused.join().statusCode()).isEqualTo(503);
         assertThat(this.gate.entered).hasValue(4);
         this.gate.open.countDown();

@@ -45,7 +45,7 @@ class WebServerPoolTestApplication {
             if ("/broken".equals(request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI))) {
                 gate.entered.incrementAndGet();
                 try {
-                    gate.open.await(10, TimeUnit.SECONDS);
+                    gate.open.await(60, TimeUnit.SECONDS);
                 }
                 catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
@@ -80,7 +80,7 @@ class WebServerPoolTestApplication {
         @GetMapping("/slow")
         String slow() throws InterruptedException {
             this.gate.entered.incrementAndGet();
-            this.gate.open.await(10, TimeUnit.SECONDS);
+            this.gate.open.await(60, TimeUnit.SECONDS);
             return Thread.currentThread().getName();
         }
 

@@ -69,7 +69,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         assertThat(threadPool.pool()).isSameAs(pool());
         ServerConnector connector = (ServerConnector) server.getConnectors()[0];
         int connectorThreads = connector.getAcceptors() + connector.getSelectorManager().getSelectorCount();
-        await().atMost(Duration.ofSeconds(5)).until(() -> threadPool.connectorThreads() == connectorThreads);
+        await().atMost(Duration.ofSeconds(20)).until(() -> threadPool.connectorThreads() == connectorThreads);
         assertThat(Thread.getAllStackTraces().keySet()).filteredOn((t) -> t.getName().startsWith("http-connector-"))
             .hasSize(connectorThreads);
         assertThat(pool().running()).as("nothing of Jetty's own holds a pool thread").isZero();
@@ -77,7 +77,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         HttpResponse<String> response = get("/fast").join();
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).matches("http-\\d+");
-        await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> pool().running() == 0);
         assertThat(output).contains("Jetty's request threads run on pool 'http' (server.jetty.threads.* no longer "
                 + "apply); it admits 4 requests at once");
 
@@ -110,7 +110,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
             connectorThreads += connector.getAcceptors() + connector.getSelectorManager().getSelectorCount();
         }
         int expected = connectorThreads;
-        await().atMost(Duration.ofSeconds(5)).until(() -> threadPool.connectorThreads() == expected);
+        await().atMost(Duration.ofSeconds(20)).until(() -> threadPool.connectorThreads() == expected);
         assertThat(pool().running()).as("nothing of Jetty's own holds a pool thread").isZero();
         int port = ((ServerConnector) server.getConnectors()[1]).getLocalPort();
         HttpResponse<String> response = this.client
@@ -119,7 +119,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).as("its requests run on the pool").matches("http-\\d+");
-        await().atMost(Duration.ofSeconds(5)).until(() -> pool().running() == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> pool().running() == 0);
     }
 
     @Test
@@ -372,7 +372,7 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
         awaitSettled(first, 4, 4);
         pool().tune(5); // limit 3: the 4 admitted stay; the fifth thread answers the newcomers
         CompletableFuture<HttpResponse<String>> refused = get("/slow");
-        await().atMost(Duration.ofSeconds(5)).until(refused::isDone);
+        await().atMost(Duration.ofSeconds(20)).until(refused::isDone);
         assertThat(refused.join().statusCode()).isEqualTo(503);
         assertThat(this.gate.entered).hasValue(4);
         this.gate.open.countDown();
