@@ -55,7 +55,9 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
      * Snapshot that calls stats() (and config(), for the queue's capacity) at most once per
      * SNAPSHOT_LIFETIME, shared by every meter and every registry: a scrape, which reads all the
      * meters within a few milliseconds, reads each pool once, and the figures it reports for a
-     * pool come from one read, so they agree with each other. A meter read on its own
+     * pool mostly come from one read (a scrape over SNAPSHOT_LIFETIME, or one that begins near
+     * the end of a snapshot's life, mixes two: the board filters nothing on a sum of two
+     * meters). A meter read on its own
      * (/actuator/metrics/...) is at most SNAPSHOT_LIFETIME old. The timers cost nothing on a
      * scrape: the pool's listener records them as tasks start and end.
      */
