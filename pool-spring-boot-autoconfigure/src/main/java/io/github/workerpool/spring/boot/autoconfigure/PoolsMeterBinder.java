@@ -138,8 +138,18 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
     @Override
     public void postProcessBeforeDestruction(Object bean, String beanName) throws BeansException {
         if (bean instanceof Pool pool) {
-            unbind(pool);
+            unbind(pool, beanName);
         }
+    }
+
+    /**
+     * The bean destroyed is the raw one, while the one bound may be what a post-processor made of
+     * it (an AOP proxy): then it is found by its name (helper-148: its meters stayed, holding the
+     * closed pool).
+     */
+    private synchronized void unbind(Pool pool, String beanName) {
+        Pool byName = this.boundByName.get(beanName);
+        unbind((this.bound.containsKey(pool) || byName == null) ? pool : byName);
     }
 
     @Override

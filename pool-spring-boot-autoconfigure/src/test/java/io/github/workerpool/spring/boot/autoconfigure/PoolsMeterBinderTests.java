@@ -190,6 +190,23 @@ class PoolsMeterBinderTests {
         assertThat(this.registry.find("executor").meters()).isEmpty();
     }
 
+    @Test
+    void aPoolBoundAsAProxy_losesItsMetersWhenItsRawBeanIsDestroyed() {
+        // Review helper-148: Spring destroys the raw bean, while a post-processor before this one
+        // (an aspect on the pool) may have made the object that was bound.
+        try (WorkerPool raw = WorkerPool.builder().name("audit").capacity(1).build()) {
+            Pool proxy = (Pool) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] { Pool.class }, (p, method, args) -> method.invoke(raw, args));
+            this.beanFactory.registerSingleton("audit", proxy);
+            this.binder.postProcessAfterInitialization(proxy, "audit");
+            assertThat(this.registry.find("executor.pool.max").tag("name", "audit").meters()).hasSize(1);
+            this.binder.postProcessBeforeDestruction(raw, "audit");
+            assertThat(this.registry.find("executor.pool.max").tag("name", "audit").meters()).isEmpty();
+            assertThat(this.registry.find("executor.pool.max").tag("name", "mail").meters()).as("the others stay")
+                .hasSize(1);
+        }
+    }
+
     /** Reads every meter of the registry, as a scrape does. */
     private void scrape() {
         this.registry.getMeters().forEach((meter) -> {
