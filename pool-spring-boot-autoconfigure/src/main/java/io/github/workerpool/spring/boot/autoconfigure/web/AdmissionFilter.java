@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,6 +65,9 @@ final class AdmissionFilter implements Filter {
     /** The count an admitted request that failed left when its dispatch returned: its error page is counted there. */
     private static final String FAILED_ATTRIBUTE = AdmissionFilter.class.getName() + ".failed";
 
+    /** The count an admitted request was in (RefusedUploadValve counts it again while it reads the rest of its body). */
+    static final String COUNT_ATTRIBUTE = AdmissionFilter.class.getName() + ".count";
+
     /*
      * Adaptive sizing (pools.instances.<name>.adaptive) takes each task of the pool as a sample of
      * its run time. A request answered with a 503 is such a task too, done in a few hundred
@@ -82,6 +86,9 @@ final class AdmissionFilter implements Filter {
     private final String retryAfter;
 
     private final String exemptPath;
+
+    /** Boot's additional health paths served here (/livez, /readyz): exempt like the actuator. */
+    private final List<String> probePaths;
 
     /** How to tune the pool live, for the overload message ("POST /actuator/pools/http/tune {}", {} for the body); null: no endpoint. */
     private final String tune;
@@ -113,7 +120,16 @@ final class AdmissionFilter implements Filter {
      * @param clock nanoTime, or a test's
      */
     AdmissionFilter(WebServerPool pool, Duration retryAfter, String exemptPath, String tune, LongSupplier clock) {
+        this(pool, retryAfter, exemptPath, List.of(), tune, clock);
+    }
+
+    /**
+     * @param probePaths Boot's additional health paths on this server, exempt as the actuator is
+     */
+    AdmissionFilter(WebServerPool pool, Duration retryAfter, String exemptPath, List<String> probePaths, String tune,
+            LongSupplier clock) {
         this.pool = pool;
+        this.probePaths = List.copyOf(probePaths);
         long seconds = retryAfter.getSeconds() + ((retryAfter.getNano() > 0) ? 1 : 0);
         this.retryAfter = Long.toString(seconds);
         this.exemptPath = exemptPath;
@@ -174,6 +190,7 @@ final class AdmissionFilter implements Filter {
             long now) throws IOException, ServletException {
         boolean async = false;
         boolean done = false;
+        request.setAttribute(COUNT_ATTRIBUTE, count);
         try {
             logRefusedSinceIfDue(now);
             chain.doFilter(request, response);
@@ -211,12 +228,22 @@ final class AdmissionFilter implements Filter {
     }
 
     private boolean exempt(HttpServletRequest request) {
-        if (this.exemptPath == null) {
+        if (this.exemptPath == null && this.probePaths.isEmpty()) {
             return false;
         }
         // The container's decoded and normalized path, not the raw URI: /actuator/../x is /x.
         String path = request.getServletPath() + ((request.getPathInfo() != null) ? request.getPathInfo() : "");
-        return path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/");
+        if (this.exemptPath != null && (path.equals(this.exemptPath) || path.startsWith(this.exemptPath + "/"))) {
+            return true;
+        }
+        // helper-149: a liveness probe refused with a 503 while the pool is full gets a busy,
+        // healthy instance restarted, and the overload spreads to the rest of the fleet.
+        for (String probe : this.probePaths) {
+            if (path.equals(probe) || path.startsWith(probe + "/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void refuse(ServletRequest request, HttpServletResponse response, int limit, long now) throws IOException {

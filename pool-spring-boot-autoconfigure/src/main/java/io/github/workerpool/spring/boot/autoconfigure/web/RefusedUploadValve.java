@@ -1,6 +1,9 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
@@ -22,10 +25,11 @@ final class RefusedUploadValve extends ValveBase {
      * reserved threads, held until the client sent it all, closed, or the read timed out. Two slow
      * uploads held the default reserve of 2, and every new request waited in the pool's queue.
      *
-     * So this valve reads, without waiting, what has come of a refused body (up to DRAIN_LIMIT):
-     * if that was all of it, Tomcat closes cleanly; if some has not come (or there is more than
-     * the limit), DISABLE_SWALLOW_INPUT, as Tomcat does for an upload it aborts, finishes the 503
-     * and closes without waiting for it. Closing with unread bytes makes the kernel reset the
+     * So this valve reads, without waiting, what has come of a refused body (up to the
+     * connector's max-swallow-size): if that was all of it, Tomcat closes cleanly; if some has
+     * not come (or there is more than that), DISABLE_SWALLOW_INPUT, as Tomcat does for an upload
+     * it aborts, finishes the 503 and closes without waiting for it. An admitted request's unread
+     * body is waited for a little (ADMITTED_WAIT_NANOS), counted as the application's. Closing with unread bytes makes the kernel reset the
      * connection, and a client may then lose the 503: a body that has all come is read first, one
      * of a slow client is not waited for (deciding on the declared length held the thread for a
      * small body never finished, and reading only what Tomcat had buffered, at most 16 KB, reset
@@ -34,8 +38,12 @@ final class RefusedUploadValve extends ValveBase {
      * may block.
      */
 
-    /** Most of a refused body read before the 503's connection closes. */
-    static final int DRAIN_LIMIT = 64 * 1024;
+    /**
+     * How long an admitted request's unread body is waited for, counted as the application's
+     * again: a client that sent it in full gets its answer on a connection kept open, as from
+     * Tomcat alone; a slow one holds the thread no longer than this.
+     */
+    static final long ADMITTED_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     RefusedUploadValve() {
         super(true);
@@ -48,8 +56,27 @@ final class RefusedUploadValve extends ValveBase {
         // 404, 405 or 401 to an upload) would hold its thread swallowing the rest after the filter
         // stopped counting it (found by a review). Not an async one: its body may still be read.
         boolean refused = request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null;
-        if ((refused || !request.isAsync()) && isHttp11(request) && !readWhatHasCome(request)) {
-            request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
+        if ((!refused && request.isAsync()) || !isHttp11(request) || allRead(request)) {
+            return;
+        }
+        // An admitted request's body is read while it counts as the application's again, for a
+        // while (helper-149: read only as far as it had come, up to 64 KB, a 401 or 405 to an
+        // upload of 100 KB lost its connection with a reset, on an idle server). A refused one
+        // runs on a reserved thread and waits for nothing.
+        AtomicInteger count = refused ? null
+                : (request.getAttribute(AdmissionFilter.COUNT_ATTRIBUTE) instanceof AtomicInteger c) ? c : null;
+        if (count != null) {
+            count.incrementAndGet();
+        }
+        try {
+            if (!drain(request, (count != null) ? ADMITTED_WAIT_NANOS : 0)) {
+                request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
+            }
+        }
+        finally {
+            if (count != null) {
+                count.decrementAndGet();
+            }
         }
     }
 
@@ -59,31 +86,48 @@ final class RefusedUploadValve extends ValveBase {
                 && !"HTTP/2.0".equals(request.getProtocol());
     }
 
-    /** Reads what has come of the body without waiting, up to DRAIN_LIMIT; true if that was all of it. */
-    private static boolean readWhatHasCome(Request request) {
+    /** No body, or all of it read (the usual request, maybe through a reader). */
+    private static boolean allRead(Request request) {
         long length = request.getContentLengthLong();
         if (length < 0) {
-            // No body, or a chunked one: what Tomcat counts as available then includes the chunks'
-            // framing, and a read may block for the next chunk's header; it is not read.
             return request.getHeader("Transfer-Encoding") == null;
         }
-        org.apache.coyote.Request coyote = request.getCoyoteRequest();
-        if (coyote.getBytesRead() >= length) {
-            return true; // all read (the usual admitted request), maybe through a reader: keep the connection
+        return request.getCoyoteRequest().getBytesRead() >= length;
+    }
+
+    /**
+     * Reads the rest of the body, up to the connector's max-swallow-size, as far as it has come
+     * and then as it comes for at most {@code waitNanos}, never in a read that blocks; true if
+     * that was all of it.
+     */
+    private static boolean drain(Request request, long waitNanos) {
+        long length = request.getContentLengthLong();
+        if (length < 0) {
+            // A chunked body: what Tomcat counts as available then includes the chunks' framing,
+            // and a read may block for the next chunk's header; it is not read.
+            return false;
         }
+        int maxSwallow = ((AbstractHttp11Protocol<?>) request.getConnector().getProtocolHandler()).getMaxSwallowSize();
+        long limit = (maxSwallow < 0) ? Long.MAX_VALUE : maxSwallow;
+        org.apache.coyote.Request coyote = request.getCoyoteRequest();
+        long deadline = System.nanoTime() + waitNanos;
         try {
             ServletInputStream in = request.getInputStream();
             byte[] buffer = new byte[8192];
-            for (long left = DRAIN_LIMIT; ; ) {
+            for (long left = limit; ; ) {
                 if (coyote.getBytesRead() >= length) {
                     return true;
                 }
                 if (left <= 0) {
-                    return false;
+                    return false; // more than Tomcat itself would swallow
                 }
                 coyote.action(ActionCode.AVAILABLE, Boolean.TRUE); // one read that does not block, if nothing is buffered
                 if (coyote.getAvailable() <= 0) {
-                    return false; // the rest has not come: do not wait for it
+                    if (System.nanoTime() - deadline >= 0) {
+                        return false; // the rest has not come: do not wait for it
+                    }
+                    LockSupport.parkNanos(POLL_NANOS);
+                    continue;
                 }
                 int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
                 if (n < 0) {
@@ -96,5 +140,7 @@ final class RefusedUploadValve extends ValveBase {
             return false;
         }
     }
+
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 }

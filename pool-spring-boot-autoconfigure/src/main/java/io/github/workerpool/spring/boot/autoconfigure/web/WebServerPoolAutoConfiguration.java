@@ -148,7 +148,7 @@ public final class WebServerPoolAutoConfiguration {
     FilterRegistrationBean<AdmissionFilter> poolsWebServerAdmissionFilter(WebServerPool pool, Environment environment) {
         String exempt = exemptPath(environment);
         AdmissionFilter filter = new AdmissionFilter(pool, properties(environment).getRetryAfter(), exempt,
-                tuneRequest(environment, exempt, pool.name()), System::nanoTime);
+                probePaths(environment), tuneRequest(environment, exempt, pool.name()), System::nanoTime);
         FilterRegistrationBean<AdmissionFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("poolsWebServerAdmissionFilter");
         registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ERROR);
@@ -190,6 +190,57 @@ public final class WebServerPoolAutoConfiguration {
     static String exemptPath(Environment environment) {
         String path = actuatorPath(environment);
         return (path != null && Management.sharesTheServer(environment)) ? path : null;
+    }
+
+    /**
+     * Boot's additional health paths on this server, below the DispatcherServlet's path: /livez
+     * and /readyz with {@code management.endpoint.health.probes.add-additional-paths}, and each
+     * health group's {@code additional-path} in the {@code server:} namespace. They are served on
+     * the main port even when the actuator has one of its own, and are admitted as the actuator's
+     * requests are: a probe refused while the pool is full would get the instance restarted.
+     */
+    static List<String> probePaths(Environment environment) {
+        if (!ClassUtils.isPresent(Management.PORT_TYPE, WebServerPoolAutoConfiguration.class.getClassLoader())) {
+            return List.of();
+        }
+        Binder binder = Binder.get(environment);
+        Set<String> paths = new java.util.LinkedHashSet<>();
+        if (binder.bind("management.endpoint.health.probes.add-additional-paths", Boolean.class).orElse(false)) {
+            paths.add("/livez");
+            paths.add("/readyz");
+        }
+        binder.bind("management.endpoint.health.group", Bindable.mapOf(String.class, HealthGroupPath.class))
+            .orElse(java.util.Map.of())
+            .values()
+            .forEach((group) -> {
+                String path = group.getAdditionalPath();
+                if (path != null && path.regionMatches(true, 0, "server:", 0, 7)) {
+                    paths.add(normalized(path.substring(7)));
+                }
+            });
+        String servletPath = normalized(environment.getProperty("spring.mvc.servlet.path", "/"));
+        List<String> result = new ArrayList<>();
+        for (String path : paths) {
+            if (!path.isEmpty()) { // the root would exempt every request
+                result.add(servletPath + (path.startsWith("/") ? path : "/" + path));
+            }
+        }
+        return result;
+    }
+
+    /** The one property of a health group read here. */
+    static class HealthGroupPath {
+
+        private String additionalPath;
+
+        public String getAdditionalPath() {
+            return this.additionalPath;
+        }
+
+        public void setAdditionalPath(String additionalPath) {
+            this.additionalPath = additionalPath;
+        }
+
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -147,6 +148,45 @@ class AdmissionFilterTests {
         MockHttpServletResponse response = new MockHttpServletResponse();
         filter.doFilter(tune, response, new MockFilterChain());
         assertThat(response.getStatus()).isEqualTo(200);
+    }
+
+    @Test
+    void bootsAdditionalHealthPaths_areLetInWhileTheApplicationIsFull_evenWithTheActuatorOnItsOwnPort() throws Exception {
+        // Review helper-149: /livez and /readyz (probes.add-additional-paths, served on the main
+        // port) were counted as the application's: a full pool answered the kubelet's liveness
+        // probe with a 503, and the busy, healthy instance was restarted.
+        AdmissionFilter filter = new AdmissionFilter(webServerPool(), Duration.ofSeconds(1), null,
+                List.of("/livez", "/readyz"), null, this.now::get);
+        holdAsync(filter, "/a");
+        holdAsync(filter, "/b");
+        MockHttpServletRequest probe = new MockHttpServletRequest("GET", "/livez");
+        probe.setServletPath("/livez");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        MockFilterChain chain = new MockFilterChain();
+        filter.doFilter(probe, response, chain);
+        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(chain.getRequest()).as("the probe reached the health endpoint").isNotNull();
+        assertThat(filter.inFlight()).isEqualTo(2);
+        MockHttpServletRequest lookalike = new MockHttpServletRequest("GET", "/livezz");
+        lookalike.setServletPath("/livezz");
+        MockHttpServletResponse refused = new MockHttpServletResponse();
+        filter.doFilter(lookalike, refused, new MockFilterChain());
+        assertThat(refused.getStatus()).as("only the probe's own path").isEqualTo(503);
+    }
+
+    @Test
+    void theProbePathsAreBootsAdditionalHealthPathsOnThisServer() {
+        assertThat(WebServerPoolAutoConfiguration.probePaths(environment())).isEmpty();
+        assertThat(WebServerPoolAutoConfiguration.probePaths(environment()
+            .withProperty("management.endpoint.health.probes.add-additional-paths", "true")))
+            .containsExactly("/livez", "/readyz");
+        assertThat(WebServerPoolAutoConfiguration.probePaths(environment()
+            .withProperty("management.endpoint.health.group.custom.additional-path", "server:/healthz")
+            .withProperty("management.endpoint.health.group.other.additionalPath", "server:ping/")
+            .withProperty("management.endpoint.health.group.admin.additional-path", "management:/admin-health")
+            .withProperty("spring.mvc.servlet.path", "/api")))
+            .as("the server: namespace only, below the DispatcherServlet's path")
+            .containsExactlyInAnyOrder("/api/healthz", "/api/ping");
     }
 
     @Test
@@ -430,9 +470,17 @@ class AdmissionFilterTests {
     }
 
     private MockAsyncContext holdAsync(MockHttpServletRequest request) throws Exception {
+        return holdAsync(this.filter, request);
+    }
+
+    private static MockAsyncContext holdAsync(AdmissionFilter filter, String path) throws Exception {
+        return holdAsync(filter, new MockHttpServletRequest("GET", path));
+    }
+
+    private static MockAsyncContext holdAsync(AdmissionFilter filter, MockHttpServletRequest request) throws Exception {
         request.setAsyncSupported(true);
         MockHttpServletResponse response = new MockHttpServletResponse();
-        this.filter.doFilter(request, response, (req, res) -> req.startAsync());
+        filter.doFilter(request, response, (req, res) -> req.startAsync());
         AsyncContext async = request.getAsyncContext();
         return (MockAsyncContext) async;
     }

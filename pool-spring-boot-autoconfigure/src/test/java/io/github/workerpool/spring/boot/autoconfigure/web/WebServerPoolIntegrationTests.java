@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.catalina.connector.Connector;
 import org.junit.jupiter.api.Test;
@@ -221,7 +222,7 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         List<CompletableFuture<HttpResponse<String>>> held = burst(4);
         awaitSettled(held, 4, 4); // the application is full
         int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
-        for (int length : new int[] { 100, 32 * 1024, 60 * 1024 }) {
+        for (int length : new int[] { 100, 32 * 1024, 60 * 1024, 100 * 1024 }) {
             try (Socket upload = new Socket("127.0.0.1", port)) {
                 upload.setSoTimeout(10_000);
                 OutputStream out = upload.getOutputStream();
@@ -237,6 +238,33 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         }
         this.gate.open.countDown();
         assertThat(join(held)).allMatch((response) -> response.statusCode() == 200);
+    }
+
+    @Test
+    void anUploadAnsweredWithoutReadingItsBody_keepsItsConnection_asOnTomcatAlone() throws Exception {
+        // Review helper-149: only 64 KB of an unread body were read, so a 405 (a 401, a 404) to an
+        // upload of 200 KB closed the connection with the rest unread: a reset, on an idle server,
+        // which may lose the answer; Tomcat alone swallows up to 2 MB and keeps the connection.
+        start();
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        int length = 200 * 1024;
+        try (Socket upload = new Socket("127.0.0.1", port)) {
+            upload.setSoTimeout(10_000);
+            OutputStream out = upload.getOutputStream();
+            out.write(("POST /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                    + "Content-Length: " + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[length]);
+            out.write("GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String text = new String(upload.getInputStream().readAllBytes(), StandardCharsets.US_ASCII); // a reset throws
+            assertThat(text).startsWith("HTTP/1.1 405");
+            assertThat(text.indexOf("HTTP/1.1 200")).as("the next request on the same connection").isPositive();
+        }
+        AdmissionFilter filter = (AdmissionFilter) this.context
+            .getBean("poolsWebServerAdmissionFilter", org.springframework.boot.web.servlet.FilterRegistrationBean.class)
+            .getFilter();
+        await().atMost(Duration.ofSeconds(10)).until(() -> filter.inFlight() == 0);
     }
 
     @Test
@@ -450,6 +478,22 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
         assertThat(output).containsPattern("answered 503 to \\d+ request\\(s\\)")
             .contains("pool 'http' admits 4 requests at once (capacity 6 minus 2 of pools.web-server.reserved-threads)")
             .contains("Raise pools.instances.http.capacity, or tune it live: POST /actuator/pools/http/tune");
+    }
+
+    @Test
+    void aLivenessProbeOnTheMainPort_isAnsweredWhileTheApplicationIsFull() throws Exception {
+        // Review helper-149: /livez was counted as the application's, and a full pool answered the
+        // kubelet's probe with a 503 (three in a row restart a busy, healthy pod).
+        start("management.endpoint.health.probes.add-additional-paths=true",
+                "management.endpoint.health.probes.enabled=true", "management.endpoints.web.exposure.include=pools,health");
+        List<CompletableFuture<HttpResponse<String>>> burst = burst(12);
+        awaitSettled(burst, 4, 4);
+        assertThat(get("/fast").get(20, TimeUnit.SECONDS).statusCode()).as("the application is full").isEqualTo(503);
+        HttpResponse<String> probe = get("/livez").get(20, TimeUnit.SECONDS);
+        assertThat(probe.statusCode()).isEqualTo(200);
+        assertThat(probe.body()).contains("UP");
+        this.gate.open.countDown();
+        join(burst);
     }
 
     @Test
