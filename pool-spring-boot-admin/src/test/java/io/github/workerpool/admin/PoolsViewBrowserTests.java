@@ -17,6 +17,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
@@ -57,6 +58,13 @@ class PoolsViewBrowserTests {
     private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /**
+     * The view's finer points, each a review's finding: run by {@code .ci/run} and with
+     * {@code -Psba-full}, not by {@code ./mvnw verify}, which runs the rest (the build's ten
+     * minutes). README, "Building and testing".
+     */
+    static final String FULL = "sba-full";
 
     private static final org.openqa.selenium.Dimension WINDOW = new org.openqa.selenium.Dimension(1500, 1500);
 
@@ -253,6 +261,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void goingFromOneReplicasViewToAnothers_startsAfresh() throws Exception {
         // Found by a review: SBA keeps the view when only the instance in the route changes, and
         // a form opened on one replica stayed open on the other's page, where Apply would tune it.
@@ -275,6 +284,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aPollThatReadThePoolBeforeATune_doesNotBringBackItsOldValues() throws Exception {
         // Found by a review: a poll that was out while a tune was answered overwrote the tuned
         // values with the ones it had read before, until the next poll two seconds later.
@@ -468,6 +478,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void switchingAdaptiveOff_keepsTheCapacityTheFormShows() throws Exception {
         // Found by a review (helper-127): the form shows the adaptive limit (20 here), and switching
         // sizing off sent {"adaptive": false} alone, which goes back to the configured capacity
@@ -513,6 +524,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aPoolChangedWhileItsFormIsOpen_isShownBeforeAnythingIsSent() throws Exception {
         // Found by a review (helper-127): the form kept the values it opened with, so a capacity
         // put back to them after a refresh had changed the pool sent nothing ("nothing changed"),
@@ -553,6 +565,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aRefusalInPlainText_isShownAsItCame() throws Exception {
         // Found by a review (helper-127): a body that is not a JSON object (a WebFlux security 403
         // is plain text) was dropped, and every 403 blamed the instance's credentials.
@@ -720,6 +733,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void theFleetViewMarksAPoolAtItsCapacity_andDimsAnInstanceItCannotRead() throws Exception {
         openBrowser();
         java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
@@ -771,6 +785,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aSlowInstance_holdsUpNoOtherInTheFleetView() throws Exception {
         // Review helper-136: the view read every instance and waited for all before the next round,
         // so one that answered slowly (SBA's proxy waits 10 s) froze every other row, undimmed.
@@ -890,6 +905,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void poolsNamedAfterObjectsOwnProperties_areTunedLikeAnyOther() throws Exception {
         // Found by a review: the view's maps were plain objects, so state.busy.toString was a
         // function: the buttons of a pool named toString stayed disabled, its form came up empty.
@@ -921,6 +937,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aMultiPoolsFormSaysItsCapacityIsPerPool() throws Exception {
         // Review helper-96: the figures show a MultiPool's sums (32), the form its pools' options
         // (8): one who typed 32 to keep 32 got 4 x 32.
@@ -959,6 +976,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void whilePollsFail_theLastFiguresStayDimmedWithTheirAge() throws Exception {
         // Found by a review: the view kept the last figures as if they were the pool's now.
         openBrowser();
@@ -1010,6 +1028,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void aTuneAnsweredAfterItsFormWasCancelledAndOpenedAgain_leavesTheNewFormOpen_andItsMessageGoes() throws Exception {
         // Found by a review (helper-127): the answer closed whatever form was open, the user's next
         // change with it; and "tuned: ..." stayed for good, after other hands changed the pool.
@@ -1058,6 +1077,7 @@ class PoolsViewBrowserTests {
     }
 
     @Test
+    @Tag(FULL)
     void inANarrowWindow_everyCardFitsTheView() throws Exception {
         // Found by a review (helper-127): the cards were at least 26rem wide and ran off a phone's screen.
         openBrowser();
