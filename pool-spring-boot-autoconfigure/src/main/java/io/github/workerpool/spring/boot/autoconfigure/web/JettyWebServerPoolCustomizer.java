@@ -3,6 +3,7 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -122,10 +123,16 @@ final class JettyWebServerPoolCustomizer
                 }
             }
         }
+        // helper-149: an HTTP/2 connection runs a task for each of its streams at once, besides
+        // its own; they queue as Tomcat's do, so the rule counts them as Tomcat's customizer does.
+        int streams = 0;
+        for (NetworkConnector connector : network) {
+            streams = Math.max(streams, http2Streams(connector));
+        }
         String property = WebServerKind.JETTY.maxConnectionsProperty();
         if (!unlimited.isEmpty() && limits.isEmpty() && limitsOf(server).isEmpty()) {
             // No limit at all (server.jetty.max-connections unset): the property is the fix.
-            this.pool.connectors(-1, property, null, 0);
+            this.pool.connectors(-1, property, null, streams);
         }
         else if (!unlimited.isEmpty()) {
             String names = String.join(", ", unlimited);
@@ -135,7 +142,7 @@ final class JettyWebServerPoolCustomizer
                             + " in a JettyServerCustomizer (server.addBean(new NetworkConnectionLimit(n, connector))), "
                             + "the limits together no larger than the queue: Spring Boot applies " + property
                             + " to the connectors made before the customizers run, not to one the application adds nor "
-                            + "to server.ssl's.", 0);
+                            + "to server.ssl's.", streams);
         }
         else if (!limits.isEmpty()) {
             // Spring Boot's limit is a NetworkConnectionLimit of the property's value: without one
@@ -146,9 +153,36 @@ final class JettyWebServerPoolCustomizer
                 .anyMatch((l) -> l.bean() instanceof NetworkConnectionLimit && l.max() == fromProperty);
             String limitedBy = !propertyInForce ? "the connection limit(s) the application added to its connectors"
                     : property + ((limits.size() > 1) ? " and the connection limit(s) the application added" : "");
-            this.pool.connectors(mostConnections(network, limits), limitedBy, null, 0);
+            long tasks = (long) mostConnections(network, limits) * (1L + streams);
+            this.pool.connectors((int) Math.min(Integer.MAX_VALUE, tasks), limitedBy, null, streams);
         }
     }
+
+    /**
+     * The most streams an HTTP/2 connection of the connector runs at once, 0 without HTTP/2 (its
+     * module is optional, so it is read by name: every HTTP/2 server factory, h2 and h2c, is an
+     * AbstractHTTP2ServerConnectionFactory). No limit counts as Integer.MAX_VALUE.
+     */
+    static int http2Streams(Connector connector) {
+        int most = 0;
+        for (ConnectionFactory factory : connector.getConnectionFactories()) {
+            for (Class<?> type = factory.getClass(); type != null; type = type.getSuperclass()) {
+                if (HTTP2_FACTORY.equals(type.getName())) {
+                    try {
+                        int streams = (Integer) type.getMethod("getMaxConcurrentStreams").invoke(factory);
+                        most = Math.max(most, (streams < 0) ? Integer.MAX_VALUE : streams);
+                    }
+                    catch (ReflectiveOperationException | ClassCastException ex) {
+                        most = Integer.MAX_VALUE; // unknown: as no limit, which asks for an unbounded queue
+                    }
+                    break;
+                }
+            }
+        }
+        return most;
+    }
+
+    private static final String HTTP2_FACTORY = "org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory";
 
     /** A connection limit in force over some connectors, and the most connections it lets them keep open. */
     record Limit(Object bean, int max) {

@@ -144,6 +144,23 @@ class JettyWebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport
     }
 
     @Test
+    void withHttp2_theQueueMustHoldATaskForEachStreamAConnectionRuns_asOnTomcat() {
+        // Review helper-149: Jetty's HTTP/2 streams were not counted (Tomcat's were), so a queue
+        // as long as the connections passed, and a full queue could stall the connection's producer.
+        assertThatThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class)
+            .properties(PROPERTIES)
+            .properties("server.http2.enabled=true")
+            .run()).rootCause()
+            .isInstanceOf(PoolConfigurationException.class)
+            .hasMessageContaining("queue-capacity 16, fewer than the 2064 tasks the connections the server keeps open "
+                    + "may queue (server.jetty.max-connections, times 1 + the 128 streams an HTTP/2 connection runs");
+        this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)
+            .properties("server.http2.enabled=true", "pools.instances.http.queue-capacity=2064")
+            .run();
+        assertThat(JettyWebServerPoolCustomizer.http2Streams(server().getConnectors()[0])).isEqualTo(128);
+    }
+
+    @Test
     void aLimitOverEveryConnectorBoundsThemAll_withSpringBootsLimitOverTheFirst() {
         // Found by a review (helper-125): overlapping limits were summed (8 + 16 > 16), refusing
         // a server that keeps at most 16 connections open.
