@@ -29,8 +29,8 @@ final class RefusedUploadValve extends ValveBase {
      * connector's max-swallow-size): if that was all of it, Tomcat closes cleanly; if some has
      * not come (or there is more than that), DISABLE_SWALLOW_INPUT, as Tomcat does for an upload
      * it aborts, finishes the 503 and closes without waiting for it. An admitted request's unread
-     * body is waited for a little (ADMITTED_WAIT_NANOS), counted as the application's. Closing with unread bytes makes the kernel reset the
-     * connection, and a client may then lose the 503: a body that has all come is read first, one
+     * body is waited for a little (ADMITTED_WAIT_NANOS), counted as the application's. Closing
+     * with unread bytes makes the kernel reset the connection, and a client may then lose the 503: a body that has all come is read first, one
      * of a slow client is not waited for (deciding on the declared length held the thread for a
      * small body never finished, and reading only what Tomcat had buffered, at most 16 KB, reset
      * bodies that had all come; found by reviews). A chunked body is not read (its reads may
