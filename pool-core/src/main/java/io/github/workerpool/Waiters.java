@@ -224,7 +224,12 @@ final class Waiters {
                         if (interrupted) {
                             pool.engine().admitWaitersLocked(); // its look, for the others (it may have been the first)
                             Thread.currentThread().interrupt();
-                            throw pool.rejectOverload("pool '" + pool.name() + "': interrupted while waiting for a free worker");
+                            PoolOverloadException refused = pool.rejectOverload("pool '" + pool.name()
+                                    + "': interrupted while waiting for a free worker");
+                            // Tells this rejection from an overload met with the status already set
+                            // (TaskGroup cancels the task for this one only).
+                            refused.initCause(new InterruptedException("interrupted while waiting for a free worker"));
+                            throw refused;
                         }
                         if (invokeTimedOut) {
                             boolean withdrawn = until.withdraws(); // read once: a group may stop it meanwhile

@@ -142,9 +142,11 @@ class PoolsViewBrowserTests {
             return;
         }
         try {
+            // Cookies and storage of the page's origin, while on it: WebDriver deletes the current
+            // document's cookies only.
             this.browser.executeScript("try { localStorage.clear(); sessionStorage.clear(); } catch (e) { }");
-            this.browser.get("about:blank");
             this.browser.manage().deleteAllCookies();
+            this.browser.get("about:blank");
             this.browser.manage().window().setSize(WINDOW);
         }
         catch (RuntimeException ex) {

@@ -59,6 +59,14 @@ final class RefusedUploadValve extends ValveBase {
         if ((!refused && request.isAsync()) || !isHttp11(request) || allRead(request)) {
             return;
         }
+        long limit = swallowLimit(request);
+        if (request.getContentLengthLong() < 0
+                || request.getContentLengthLong() - request.getCoyoteRequest().getBytesRead() > limit) {
+            // Chunked (a read may block for the next chunk's header), or more than Tomcat itself
+            // would swallow (it would close too): nothing is read, the answer goes, the connection closes.
+            disableSwallow(request, response);
+            return;
+        }
         // An admitted request's body is read while it counts as the application's again, for a
         // while (helper-149: read only as far as it had come, up to 64 KB, a 401 or 405 to an
         // upload of 100 KB lost its connection with a reset, on an idle server). A refused one
@@ -69,8 +77,11 @@ final class RefusedUploadValve extends ValveBase {
             count.incrementAndGet();
         }
         try {
-            if (!drain(request, (count != null) ? ADMITTED_WAIT_NANOS : 0)) {
-                request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
+            // Before the answer, which Tomcat writes once the context's pipeline (and the error
+            // page) returns: a slow client gets it up to ADMITTED_WAIT_NANOS later. (From the
+            // engine's pipeline the body could no longer be read.)
+            if (!drain(request, limit, (count != null) ? ADMITTED_WAIT_NANOS : 0)) {
+                disableSwallow(request, response);
             }
         }
         finally {
@@ -86,29 +97,37 @@ final class RefusedUploadValve extends ValveBase {
                 && !"HTTP/2.0".equals(request.getProtocol());
     }
 
-    /** No body, or all of it read (the usual request, maybe through a reader). */
+    /** No body, or all of it read (the usual request, maybe through a reader), a chunked one too. */
     private static boolean allRead(Request request) {
         long length = request.getContentLengthLong();
-        if (length < 0) {
-            return request.getHeader("Transfer-Encoding") == null;
+        if (length == 0 || (length < 0 && request.getHeader("Transfer-Encoding") == null)) {
+            return true;
         }
-        return request.getCoyoteRequest().getBytesRead() >= length;
+        // helper-150: a chunked body read to its end closed its connection (it was never asked).
+        return (length > 0 && request.getCoyoteRequest().getBytesRead() >= length) || request.getCoyoteRequest().isFinished();
+    }
+
+    /** The connector's max-swallow-size (2 MB unless set; no limit read as 2 MB: a reserved thread reads it). */
+    private static long swallowLimit(Request request) {
+        int maxSwallow = ((AbstractHttp11Protocol<?>) request.getConnector().getProtocolHandler()).getMaxSwallowSize();
+        return (maxSwallow < 0) ? 2L * 1024 * 1024 : maxSwallow;
+    }
+
+    /** Closes the connection after the answer without reading the rest, and says so if it still can. */
+    private static void disableSwallow(Request request, Response response) {
+        if (!response.isCommitted()) {
+            response.setHeader("Connection", "close"); // the client must not reuse it
+        }
+        request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
     }
 
     /**
-     * Reads the rest of the body, up to the connector's max-swallow-size, as far as it has come
-     * and then as it comes for at most {@code waitNanos}, never in a read that blocks; true if
-     * that was all of it.
+     * Reads the rest of a body of known length, up to {@code limit}, as far as it has come and then
+     * as it comes for at most {@code waitNanos}, never in a read that blocks; true if that was
+     * all of it.
      */
-    private static boolean drain(Request request, long waitNanos) {
+    private static boolean drain(Request request, long limit, long waitNanos) {
         long length = request.getContentLengthLong();
-        if (length < 0) {
-            // A chunked body: what Tomcat counts as available then includes the chunks' framing,
-            // and a read may block for the next chunk's header; it is not read.
-            return false;
-        }
-        int maxSwallow = ((AbstractHttp11Protocol<?>) request.getConnector().getProtocolHandler()).getMaxSwallowSize();
-        long limit = (maxSwallow < 0) ? Long.MAX_VALUE : maxSwallow;
         org.apache.coyote.Request coyote = request.getCoyoteRequest();
         long deadline = System.nanoTime() + waitNanos;
         try {

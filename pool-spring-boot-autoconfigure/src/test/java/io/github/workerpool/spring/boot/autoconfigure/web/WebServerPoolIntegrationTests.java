@@ -268,6 +268,26 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void aChunkedBodyTheApplicationReadKeepsItsConnection() throws Exception {
+        // Review helper-150: any chunked body (RestClient and HttpClient send JSON so when they do
+        // not know its length) closed the connection after the answer, read or not.
+        start();
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        try (Socket client = new Socket("127.0.0.1", port)) {
+            client.setSoTimeout(10_000);
+            OutputStream out = client.getOutputStream();
+            out.write(("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                    + "GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String text = new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(text).startsWith("HTTP/1.1 200");
+            assertThat(text.indexOf("HTTP/1.1 200", 1)).as("the next request on the same connection").isPositive();
+        }
+    }
+
+    @Test
     void managementServerOnItsOwnPortKeepsTomcatsOwnThreads() throws Exception {
         Map<String, WebServer> servers = new ConcurrentHashMap<>();
         this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)

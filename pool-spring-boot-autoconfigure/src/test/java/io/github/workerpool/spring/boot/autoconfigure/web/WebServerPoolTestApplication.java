@@ -102,6 +102,12 @@ class WebServerPoolTestApplication {
             return Thread.currentThread().getName();
         }
 
+        /** Reads the whole body, as a JSON endpoint does. */
+        @org.springframework.web.bind.annotation.PostMapping("/echo")
+        String echo(@org.springframework.web.bind.annotation.RequestBody String body) {
+            return Integer.toString(body.length());
+        }
+
     }
 
 }
