@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -106,7 +107,13 @@ public final class AdaptiveCapacity implements AutoCloseable {
 
     private final AtomicLong adjustments = new AtomicLong();
 
-    private final Object lock = new Object();
+    // A ReentrantLock, not a monitor: the holder tunes the pool, which takes the pool's lock, and
+    // a virtual worker blocked on a monitor pins its carrier on JDK 21-23 (helper-151: every carrier
+    // pinned behind it while the pool lock's owner waits for one is a deadlock).
+    private final ReentrantLock lock = new ReentrantLock();
+
+    /** The longest Duration in nanoseconds of a long. */
+    private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
     private volatile Epoch epoch = new Epoch(0);
 
@@ -203,13 +210,16 @@ public final class AdaptiveCapacity implements AutoCloseable {
     public void configuredCapacity(int capacity) {
         checkCapacity(capacity);
         int foreign;
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             // A tune by someone else before this one switched sizing off: this one is then the later.
             foreign = letGoAfterForeignChangeLocked();
             this.configuredCapacity = capacity;
             if (!this.enabled) {
                 this.pool.tune(capacity);
             }
+        } finally {
+            this.lock.unlock();
         }
         logLetGo(foreign);
     }
@@ -221,7 +231,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * @throws IllegalStateException if this was closed, or the pool's capacity cannot be tuned
      */
     public void enable() {
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             checkOpen();
             if (this.enabled) {
                 if (this.pool.capacity() == this.limit) {
@@ -232,6 +243,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 stop();
             }
             start(NONE);
+        } finally {
+            this.lock.unlock();
         }
         logStarted();
     }
@@ -247,12 +260,15 @@ public final class AdaptiveCapacity implements AutoCloseable {
      */
     public void enable(int configuredCapacity) {
         checkCapacity(configuredCapacity);
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             checkOpen();
             if (this.enabled) {
                 stop(); // the tune below is this call's, whatever the pool's capacity is now
             }
             start(configuredCapacity);
+        } finally {
+            this.lock.unlock();
         }
         logStarted();
     }
@@ -295,7 +311,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
     public void disable() {
         int restored;
         int foreign = NONE;
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             if (!this.enabled) {
                 return;
             }
@@ -305,6 +322,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 foreign = this.pool.capacity();
                 this.configuredCapacity = foreign;
             }
+        } finally {
+            this.lock.unlock();
         }
         if (foreign != NONE) {
             logLetGo(foreign);
@@ -364,9 +383,12 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** Disables it for good; {@link #enable()} then throws. */
     @Override
     public void close() {
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             disable();
             this.closed = true;
+        } finally {
+            this.lock.unlock();
         }
     }
 
@@ -391,7 +413,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
     /** A sample ended: moves the pool to the algorithm's limit, or lets go after a foreign change. */
     private void follow(int generation) {
         int foreign;
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             if (!this.enabled || this.epoch.generation != generation) {
                 return;
             }
@@ -408,6 +431,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
                 return;
             }
             foreign = letGoLocked(this.pool.capacity());
+        } finally {
+            this.lock.unlock();
         }
         logLetGo(foreign);
     }
@@ -440,8 +465,11 @@ public final class AdaptiveCapacity implements AutoCloseable {
     private void noticeForeignChange() {
         if (this.enabled && this.pool.capacity() != this.limit) {
             int foreign;
-            synchronized (this.lock) { // rechecked: a change of its own may be half done
+            this.lock.lock(); // rechecked: a change of its own may be half done
+            try {
                 foreign = letGoAfterForeignChangeLocked();
+            } finally {
+                this.lock.unlock();
             }
             logLetGo(foreign);
         }
@@ -505,7 +533,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
      * start (+1 a window from there), loses nothing but the current window.
      */
     private Limit rebuildAimd(int gen) {
-        synchronized (this.lock) {
+        this.lock.lock();
+        try {
             if (!this.enabled || this.epoch.generation != gen) {
                 return null;
             }
@@ -516,6 +545,8 @@ public final class AdaptiveCapacity implements AutoCloseable {
                         timeout, false);
             }
             return this.algorithmLimit;
+        } finally {
+            this.lock.unlock();
         }
     }
 
@@ -605,7 +636,9 @@ public final class AdaptiveCapacity implements AutoCloseable {
          */
         private boolean slow(long runNanos) {
             Duration runTimeout = pool.config().runTimeout();
-            return runTimeout != null && runNanos >= runTimeout.toNanos();
+            // A run timeout of centuries (ChronoUnit.FOREVER's duration, for "none") overflows
+            // toNanos(): no run time reaches it (helper-151: every failed task threw here).
+            return runTimeout != null && runTimeout.compareTo(MAX_NANOS) <= 0 && runNanos >= runTimeout.toNanos();
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.github.workerpool.adaptive;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import com.netflix.concurrency.limits.Limit;
@@ -51,7 +52,7 @@ final class SampleWindows implements Limit {
 
     private final AtomicReference<SampleWindow> window = new AtomicReference<>(WINDOWS.newInstance());
 
-    private final Object lock = new Object();
+    private final ReentrantLock lock = new ReentrantLock(); // not a monitor: see AdaptiveCapacity.lock
 
     /** The average run time of the last window without a drop (0: none yet); under lock. */
     private long lastHealthyRtt;
@@ -92,16 +93,20 @@ final class SampleWindows implements Limit {
         // Stale after staleNanos, or after twice this task's run time if longer: tasks of five
         // minutes at a capacity of 4 end 75 s apart, and each would start a window anew (helper-141).
         if (previous == 0 || endTime - previous > Math.max(this.staleNanos, 2 * rtt)) {
-            synchronized (this.lock) { // the first sample, or the first after a quiet spell
+            this.lock.lock(); // the first sample, or the first after a quiet spell
+            try {
                 SampleWindow fresh = WINDOWS.newInstance();
                 this.window.set(fresh.addSample(rtt, inflight, didDrop));
                 this.windowEnd = endTime; // this window ends with its minSamples-th task
+            } finally {
+                this.lock.unlock();
             }
             return;
         }
         SampleWindow now = this.window.updateAndGet((w) -> w.addSample(rtt, inflight, didDrop));
         if (endTime - this.windowEnd > 0 && now.getSampleCount() >= this.minSamples) {
-            synchronized (this.lock) {
+            this.lock.lock();
+            try {
                 // Windows are replaced only under the lock, so the count read now can only have grown.
                 if (endTime - this.windowEnd > 0 && this.window.get().getSampleCount() >= this.minSamples) {
                     SampleWindow full = this.window.getAndSet(WINDOWS.newInstance());
@@ -129,6 +134,8 @@ final class SampleWindows implements Limit {
                     }
                     this.delegate.onSample(startTime, windowRtt, full.getMaxInFlight(), full.didDrop());
                 }
+            } finally {
+                this.lock.unlock();
             }
         }
     }

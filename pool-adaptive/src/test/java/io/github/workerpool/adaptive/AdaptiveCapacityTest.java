@@ -276,6 +276,38 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void thePoolIsTunedWithoutAMonitorHeld_soVirtualWorkersPinNoCarrier() throws Exception {
+        // Review helper-151: the limit was set under a monitor while the pool's lock was taken;
+        // on JDK 21-23 virtual workers blocked on that monitor pin their carriers, and with every
+        // carrier pinned behind a holder that waits for the pool lock's owner, the JVM stops.
+        WorkerPool pool = pool(300);
+        java.util.List<Boolean> monitorHeld = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Object> lock = new java.util.concurrent.atomic.AtomicReference<>();
+        io.github.workerpool.Pool watched = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                return pool;
+            }
+
+            @Override
+            public io.github.workerpool.PoolConfig reconfigure(
+                    java.util.function.UnaryOperator<io.github.workerpool.PoolConfig> change) {
+                Object l = lock.get();
+                monitorHeld.add(l != null && Thread.holdsLock(l));
+                return super.reconfigure(change);
+            }
+        };
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(2).maxCapacity(100).enabled(false)
+            .attach(watched);
+        java.lang.reflect.Field field = AdaptiveCapacity.class.getDeclaredField("lock");
+        field.setAccessible(true);
+        lock.set(field.get(adaptive));
+        adaptive.enable();
+        adaptive.disable();
+        assertThat(monitorHeld).isNotEmpty().containsOnly(false);
+    }
+
+    @Test
     void enable_again_startsAfreshFromTheCapacityThen() {
         WorkerPool pool = pool(300);
         AdaptiveCapacity adaptive = AdaptiveCapacity.builder().minCapacity(2).maxCapacity(100).attach(pool);
