@@ -54,6 +54,10 @@ public class CrawlerService {
         try {
             bodies = group.awaitAll();
         }
+        catch (InterruptedException ex) {
+            group.cancel(); // the caller gives up: so does its work (helper-151: it ran on to the deadline)
+            throw ex;
+        }
         catch (ExecutionException ex) {
             error = String.valueOf(ex.getCause());
         }

@@ -292,6 +292,13 @@ public class EtlJob implements DisposableBean {
             failure = "extract failed: " + ex;
             logger.error("ETL job failed", ex);
         }
+        catch (Error ex) {
+            // Out of memory, a worker thread that could not start (Pipeline.submit may throw it):
+            // the run fails, and the job must leave RUNNING, or Start answered 409 until a restart
+            // (helper-151).
+            failure = "the run failed: " + ex;
+            logger.error("ETL job failed", ex);
+        }
         finally {
             // The idle one first, then the old one closed: closed first, the bean read as closed
             // (health DOWN, a PoolClosedEvent) until the swap.

@@ -155,8 +155,9 @@ class SecurityConfiguration {
             // StrictHttpFirewall's words for a host name it does not allow: "the domain ... is untrusted".
             String message = (ex.getMessage() != null && ex.getMessage().contains("untrusted"))
                             ? "this service does not answer to host '" + host + "' (sample.security.allowed-hosts: "
-                                    + properties.getAllowedHosts() + ", and server.address): add it to reach the "
-                                    + "service by that name"
+                                    + properties.getAllowedHosts() + ", and server.address): add it to the list (setting the "
+                                    + "property replaces the defaults, so keep localhost and 127.0.0.1 in it) to reach "
+                                    + "the service by that name"
                             : "request rejected: " + ex.getMessage();
             response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
             response.setContentType("text/plain;charset=UTF-8");
