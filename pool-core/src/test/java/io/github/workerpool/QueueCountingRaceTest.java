@@ -213,7 +213,8 @@ class QueueCountingRaceTest {
         AtomicInteger stuck = new AtomicInteger();
         AtomicInteger notScheduled = new AtomicInteger();
         try {
-            for (int r = 0; r < rounds; r++) {
+            // Stops at the first hit: each costs B's whole second, and one is the failure.
+            for (int r = 0; r < rounds && stuck.get() == 0; r++) {
                 AtomicBoolean callerReturned = new AtomicBoolean();
                 AtomicBoolean releaseA = occupyTheWorker(pool);
                 pool.execute(() -> { // B: queued; needs the caller below to get in while it runs

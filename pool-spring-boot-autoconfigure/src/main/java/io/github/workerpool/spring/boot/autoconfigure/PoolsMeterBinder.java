@@ -326,6 +326,9 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
             }
             this.tried = true;
             this.readAt = now; // a failed read is tried again a lifetime later, like any other
+            // Failing until the read has worked: an Error thrown through here (out of memory) leaves
+            // the gauges NaN, not reading stats that were never taken.
+            this.failing = true;
             try {
                 PoolStats read = this.pool.stats();
                 this.queueCapacity = this.pool.queueCapacity();
@@ -333,7 +336,6 @@ class PoolsMeterBinder implements MeterBinder, DestructionAwareBeanPostProcessor
                 this.failing = false;
             }
             catch (RuntimeException ex) {
-                this.failing = true;
                 if (!this.warned || now - this.warnedAt >= WARN_EVERY_NANOS) {
                     this.warned = true;
                     this.warnedAt = now;

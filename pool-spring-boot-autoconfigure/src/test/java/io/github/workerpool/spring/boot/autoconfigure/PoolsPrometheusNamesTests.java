@@ -134,7 +134,7 @@ class PoolsPrometheusNamesTests {
         assertThat(rules).extracting((rule) -> rule.get("alert"))
             .containsExactly("WorkerPoolSaturated", "WorkerPoolCallersWaiting", "WorkerPoolRejectingTasks",
                     "WorkerPoolWebServerRefusing", "WorkerPoolHighRejectionRatio", "WorkerPoolQueueTimeouts", "WorkerPoolRunTimeouts",
-                    "WorkerPoolClosed", "WorkerPoolDown");
+                    "WorkerPoolUnreadable", "WorkerPoolClosed", "WorkerPoolDown");
         for (Map<String, Object> rule : rules) {
             assertThat(rule).as("%s", rule.get("alert")).containsKeys("expr", "for", "labels", "annotations");
             assertThat(map(rule.get("labels")).get("severity")).as("%s", rule.get("alert"))
