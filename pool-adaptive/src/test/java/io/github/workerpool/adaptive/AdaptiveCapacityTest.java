@@ -593,12 +593,7 @@ class AdaptiveCapacityTest {
         // normal run time read as overload for 5-60 s. The clock is read once per sample fed.
         AtomicInteger samples = new AtomicInteger();
         WorkerPool pool = pool(2);
-        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.VEGAS)
-                .dropOn((e) -> e instanceof java.util.concurrent.TimeoutException)
-                .clock(() -> {
-                    samples.incrementAndGet();
-                    return System.nanoTime();
-                }).attach(pool);
+        AdaptiveCapacity adaptive = countingSamples(pool, Algorithm.VEGAS, samples);
         List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             futures.add(pool.submit(() -> {
@@ -635,12 +630,7 @@ class AdaptiveCapacityTest {
         // samples of the last healthy run time, read as healthy windows and the limit grew.
         AtomicInteger samples = new AtomicInteger();
         WorkerPool pool = pool(2);
-        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.GRADIENT2)
-                .dropOn((e) -> e instanceof java.util.concurrent.TimeoutException)
-                .clock(() -> {
-                    samples.incrementAndGet();
-                    return System.nanoTime();
-                }).attach(pool);
+        AdaptiveCapacity adaptive = countingSamples(pool, Algorithm.GRADIENT2, samples);
         assertThatThrownBy(pool.submit(() -> {
             sleep(1);
             throw new java.util.concurrent.TimeoutException("the backend sheds load");
@@ -779,6 +769,19 @@ class AdaptiveCapacityTest {
         assertThatThrownBy(() -> Algorithm.of("tcp")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'tcp'").hasMessageContaining("gradient2, aimd or vegas");
         assertThat(Algorithm.of(" Vegas ")).isEqualTo(Algorithm.VEGAS);
+    }
+
+    /**
+     * Attached with drop-on TimeoutException and a clock that counts its reads: it is read once
+     * per sample fed.
+     */
+    private static AdaptiveCapacity countingSamples(WorkerPool pool, Algorithm algorithm, AtomicInteger samples) {
+        return AdaptiveCapacity.builder().algorithm(algorithm)
+                .dropOn((e) -> e instanceof java.util.concurrent.TimeoutException)
+                .clock(() -> {
+                    samples.incrementAndGet();
+                    return System.nanoTime();
+                }).attach(pool);
     }
 
     private static void sleep(long millis) {

@@ -220,9 +220,9 @@ public final class WebServerPoolAutoConfiguration {
             });
         String servletPath = normalized(environment.getProperty("spring.mvc.servlet.path", "/"));
         List<String> result = new ArrayList<>();
-        for (String path : paths) {
+        for (String path : paths) { // normalized: "/x", or "" for the root
             if (!path.isEmpty()) { // the root would exempt every request
-                result.add(servletPath + (path.startsWith("/") ? path : "/" + path));
+                result.add(servletPath + path);
             }
         }
         return result;
