@@ -347,6 +347,12 @@ final class Invocations {
             return new FutureTask<Void>(task, null) {
                 @Override
                 protected void done() {
+                    if (isCancelled() && !task.isDone()) {
+                        // The wrapper was cancelled unrun (a future shutdownNow() returned, which
+                        // SpringPool's forced stop cancels): the caller would take the task and wait
+                        // in its get() for ever. Ended with it, the call tries the next or fails.
+                        task.cancel(false);
+                    }
                     queue.add(task);
                     if (succeededNormally(task)) {
                         succeeded = true;
@@ -408,8 +414,10 @@ final class Invocations {
 
     /** Throws InterruptedException (clearing the status, as it says) if the rejection was for an interrupt. */
     private static void interrupted(RejectedExecutionException e) throws InterruptedException {
-        // A caller interrupted while it waited is rejected with its interrupt status kept.
-        if (e instanceof PoolOverloadException && Thread.interrupted()) {
+        // A caller interrupted while it waited is rejected with its interrupt status kept, and an
+        // InterruptedException as the cause (Waiters): a refusal met with the status already set (a
+        // full nonblocking pool) stays a refusal, the status kept, as AbstractExecutorService does.
+        if (e instanceof PoolOverloadException && e.getCause() instanceof InterruptedException && Thread.interrupted()) {
             InterruptedException interrupted = new InterruptedException(e.getMessage());
             interrupted.initCause(e);
             throw interrupted;

@@ -352,6 +352,34 @@ abstract class PoolContract extends PoolTestSupport {
     }
 
     @Test
+    void invokeAllAndInvokeAny_refusedWithTheInterruptStatusAlreadySet_throwTheRefusal_andKeepTheStatus() throws Exception {
+        // Helper-152: a full nonblocking pool's refusal came out as an InterruptedException, the
+        // status cleared, where AbstractExecutorService throws the refusal and keeps the status.
+        assumeTrue(rejectsWhenBusy());
+        WorkerPool pool = newPool(1);
+        occupy(pool, 1);
+        Callable<String> task = () -> "ran";
+        for (int call = 0; call < 4; call++) {
+            int c = call;
+            Thread.currentThread().interrupt();
+            Throwable thrown = null;
+            try {
+                switch (c) {
+                    case 0 -> pool.invokeAll(List.of(task));
+                    case 1 -> pool.invokeAll(List.of(task), 1, TimeUnit.MINUTES);
+                    case 2 -> pool.invokeAny(List.of(task));
+                    default -> pool.invokeAny(List.of(task), 1, TimeUnit.MINUTES);
+                }
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            boolean stillInterrupted = Thread.interrupted();
+            assertThat(thrown).as("call %d", c).isInstanceOf(RejectedExecutionException.class);
+            assertThat(stillInterrupted).as("call %d keeps the status", c).isTrue();
+        }
+    }
+
+    @Test
     void shutdown_letsQueuedAndRunningTasksFinish() throws Exception {
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).queueCapacity(10));
         CountDownLatch gate = gate();

@@ -107,6 +107,34 @@ class WrappedFuturesTest extends PoolTestSupport {
     }
 
     @Test
+    void invokeAny_whoseQueuedTaskIsCancelledAfterShutdownNow_failsInsteadOfWaitingForEver() throws Exception {
+        // Helper-152: shutdownNow() returns invokeAny's wrapper, and a caller that cancels what it
+        // returns (SpringPool's forced stop does) left invokeAny in its task's get() for ever.
+        WorkerPool pool = pool(WorkerPool.builder().name("wrapped").capacity(1).queueCapacity(4));
+        CountDownLatch gate = gate();
+        pool.execute(() -> hold(gate));
+        awaitUntil("busy", () -> pool.running() == 1);
+        java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread caller = start("invoker", () -> {
+            try {
+                outcome.set(pool.invokeAny(List.of(() -> "x"), 1, TimeUnit.HOURS));
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        awaitUntil("its task queued", () -> pool.queued() == 1);
+        List<Runnable> neverRan = pool.shutdownNow();
+        assertThat(neverRan).hasSize(1);
+        for (Runnable r : neverRan) {
+            ((Future<?>) r).cancel(false);
+        }
+        caller.join(TIMEOUT.toMillis());
+        assertThat(caller.isAlive()).as("invokeAny returned").isFalse();
+        assertThat(outcome.get()).isInstanceOf(ExecutionException.class);
+        assertThat(((Throwable) outcome.get()).getCause()).isInstanceOf(CancellationException.class);
+    }
+
+    @Test
     void aSubmittedTaskCancelledWhileItRuns_countsAsCancelled_notFailed() throws Exception {
         // Found by a review: its future holds a cancellation, but the pool counted what the task
         // threw on its interrupt as a failure.
