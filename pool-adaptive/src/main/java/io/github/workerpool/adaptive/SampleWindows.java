@@ -22,9 +22,10 @@ import com.netflix.concurrency.limits.limit.window.SampleWindowFactory;
  * <p>A window with a drop never reads as faster than the last window without one: a backend
  * shedding load answers fast (a 429 in a millisecond), and Vegas takes a window faster than any
  * before it for the backend's new unloaded run time, ignoring its drop; the healthy windows after
- * it then read as a deep queue and took the limit to its minimum (review helper-131). For Vegas
- * and Gradient2 a window with a drop and none without before it is not passed on at all (review
- * helper-136): the limit holds until the backend has once answered normally.
+ * it then read as a deep queue and took the limit to its minimum (review helper-131). For Vegas a
+ * window with a drop and none without before it is not passed on at all (review helper-136): the
+ * limit holds until the backend has once answered normally. (Gradient2 is handed no drops:
+ * AdaptiveCapacity counts a drop-on failure under it as any other failure.)
  */
 final class SampleWindows implements Limit {
 

@@ -74,12 +74,23 @@ public class PoolsEndpoint {
         this.webServerGuard = guard;
     }
 
-    /** Returns every pool. */
+    /** Returns every pool; one that cannot be read is listed apart, with why. */
     @ReadOperation
     public PoolsDescriptor pools() {
         Map<String, PoolDescriptor> all = new LinkedHashMap<>();
-        this.pools.get().forEach((name, pool) -> all.put(name, PoolDescriptor.of(name, pool)));
-        return new PoolsDescriptor(all);
+        Map<String, String> unreadable = new LinkedHashMap<>();
+        this.pools.get().forEach((name, pool) -> {
+            try {
+                all.put(name, PoolDescriptor.of(name, pool));
+            }
+            catch (RuntimeException ex) {
+                // One pool that cannot be read (a refresh-scoped bean that could not be rebuilt) made
+                // the whole answer a 500: every pool vanished from the view. Not logged here (the view
+                // polls every few seconds); its meters warn once a minute.
+                unreadable.put(name, String.valueOf(ex));
+            }
+        });
+        return new PoolsDescriptor(all, unreadable);
     }
 
     /**
@@ -400,9 +411,21 @@ public class PoolsEndpoint {
 
     /**
      * Every pool, by bean name.
-     * @param pools the pools
+     * @param pools the pools that could be read
+     * @param unreadable the pools whose figures could not be read, each with the exception it threw;
+     *        empty normally
      */
-    public record PoolsDescriptor(Map<String, PoolDescriptor> pools) implements OperationResponseBody {
+    public record PoolsDescriptor(Map<String, PoolDescriptor> pools, Map<String, String> unreadable)
+            implements OperationResponseBody {
+
+        /**
+         * Every pool, all of them readable.
+         * @param pools the pools
+         */
+        public PoolsDescriptor(Map<String, PoolDescriptor> pools) {
+            this(pools, Map.of());
+        }
+
     }
 
     /**

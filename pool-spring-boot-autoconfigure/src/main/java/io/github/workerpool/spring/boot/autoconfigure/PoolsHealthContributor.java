@@ -15,7 +15,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The {@code pools} health contributor: one indicator per pool, UP while it runs, DOWN once it
- * was shut down while the application runs; details are its capacity, running, waiting and queued.
+ * was shut down while the application runs, or while it cannot be read (with the error); details
+ * are its capacity, running, waiting and queued.
  */
 class PoolsHealthContributor implements CompositeHealthContributor {
 
@@ -38,7 +39,15 @@ class PoolsHealthContributor implements CompositeHealthContributor {
 
     private static HealthIndicator indicator(Pool pool) {
         return () -> {
-            PoolStats stats = pool.stats();
+            PoolStats stats;
+            try {
+                stats = pool.stats();
+            }
+            catch (RuntimeException ex) {
+                // As Boot's AbstractHealthIndicator answers a failing check: DOWN with the error. Thrown
+                // through, it made /actuator/health a 500 for the whole application.
+                return Health.down(ex).build();
+            }
             Health.Builder builder = pool.isClosed() ? Health.down().withDetail("closed", true) : Health.up();
             return builder.withDetail("capacity", stats.capacity())
                 .withDetail("running", stats.running())

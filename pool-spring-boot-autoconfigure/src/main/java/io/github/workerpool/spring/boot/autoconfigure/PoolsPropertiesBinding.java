@@ -500,6 +500,8 @@ final class PoolsPropertiesBinding {
             case "pools", "instances" -> "pools.instances.mail.capacity";
             case "defaults" -> "pools.defaults.expiry";
             case "shutdown" -> name + ".await-termination-period";
+            // adaptive: true reads as a switch (the endpoint takes {"adaptive": true}): name its switch.
+            case "adaptive" -> name + ".enabled";
             default -> name + ".capacity";
         };
     }

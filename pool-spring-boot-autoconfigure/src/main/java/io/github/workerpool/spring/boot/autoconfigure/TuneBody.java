@@ -221,6 +221,12 @@ final class TuneBody {
                 return name + " must be " + ((option != null) ? option.expected() : "true or false")
                         + ", but was null; leave the field out to keep its value";
             }
+            if (value instanceof Number && option != null && option.type() == PoolOption.Type.DURATION) {
+                // Actuator hands the operation text: a bare 30 would arrive as "30", milliseconds,
+                // where whoever wrote it likely meant seconds.
+                return option.field() + " must be " + option.expected() + ", but was the number " + value
+                        + " with no unit: write \"" + value + "s\" or \"" + value + "ms\"";
+            }
         }
         return null;
     }

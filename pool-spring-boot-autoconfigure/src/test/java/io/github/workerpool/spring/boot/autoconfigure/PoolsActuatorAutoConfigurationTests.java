@@ -488,6 +488,36 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void aPoolThatCannotBeRead_isListedApartAndDownWithTheError_andTheOthersStayReadable() {
+        WorkerPool inner = WorkerPool.builder().name("broken").capacity(1).build();
+        io.github.workerpool.Pool broken = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                return inner;
+            }
+
+            @Override
+            public io.github.workerpool.PoolStats stats() {
+                throw new IllegalStateException("the target could not be made");
+            }
+        };
+        // A refresh-scoped pool whose target could not be rebuilt (review helper-153): the list and
+        // /actuator/health were a 500 for every pool.
+        this.runner.withBean("broken", io.github.workerpool.Pool.class, () -> broken).run((context) -> {
+            PoolsEndpoint.PoolsDescriptor all = context.getBean(PoolsEndpoint.class).pools();
+            assertThat(all.pools()).containsOnlyKeys("mail", "fixed");
+            assertThat(all.unreadable()).containsOnlyKeys("broken");
+            assertThat(all.unreadable().get("broken")).contains("IllegalStateException: the target could not be made");
+            PoolsHealthContributor health = context.getBean(PoolsHealthContributor.class);
+            Health down = ((HealthIndicator) health.getContributor("broken")).health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(String.valueOf(down.getDetails().get("error"))).contains("the target could not be made");
+            assertThat(((HealthIndicator) health.getContributor("mail")).health().getStatus()).isEqualTo(Status.UP);
+        });
+        inner.shutdown();
+    }
+
+    @Test
     void healthBacksOffWhenDisabled() {
         this.runner.withPropertyValues("management.health.pools.enabled=false")
             .run((context) -> assertThat(context).doesNotHaveBean("poolsHealthContributor"));

@@ -1271,6 +1271,21 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void adaptiveTrueWhereItsGroupBelongs_failsStartupNamingItsSwitch() {
+        // The action named pools.instances.mail.adaptive.capacity, no option at all (review helper-153).
+        for (String prefix : new String[] { "pools.instances.mail", "pools.defaults" }) {
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+                .withPropertyValues("pools.instances.mail.capacity=4", prefix + ".adaptive=true")
+                .run((context) -> {
+                    FailureAnalysis analysis = analyze(context);
+                    assertThat(analysis.getDescription()).contains(prefix + ".adaptive", "group of options");
+                    assertThat(analysis.getAction()).contains(prefix + ".adaptive.enabled")
+                        .doesNotContain("adaptive.capacity");
+                });
+        }
+    }
+
+    @Test
     void misspeltOptionFailsStartupNamingTheOptionItMostLikelyMeant() {
         // Bound leniently, queue-capcity would leave the pool's queue unbounded without a word.
         this.runner.withPropertyValues("pools.instances.mail.capacity=4", "pools.instances.mail.queue-capcity=10")

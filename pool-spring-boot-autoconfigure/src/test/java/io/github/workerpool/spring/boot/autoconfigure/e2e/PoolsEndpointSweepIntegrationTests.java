@@ -115,6 +115,12 @@ class PoolsEndpointSweepIntegrationTests {
         cases.add(post(tune, "{\"expiry\": null}", 400, "expiry must be a duration such as \"500ms\", \"2s\" or \"PT2S\", but was null"));
         cases.add(post(tune, "{\"runTimeout\": \"\"}", 400, "runTimeout must be a duration"));
         cases.add(post(tune, "{\"runTimeout\": true}", 400, "runTimeout must be a duration"));
+        // A bare number reached the option as text, read as milliseconds: {"runTimeout": 30} set 30 ms
+        // where 30 s was meant (review helper-153); the README has always called it a 400.
+        cases.add(post(tune, "{\"runTimeout\": 30}", 400, "runTimeout must be a duration such as \"500ms\", \"2s\" or \"PT2S\", or \"none\", but was the number 30 with no unit: write \"30s\" or \"30ms\""));
+        cases.add(post(tune, "{\"capacity\": 5, \"blockingTimeout\": 2}", 400, "blockingTimeout must be a duration"));
+        cases.add(post(tune, "{\"expiry\": 60}", 400, "expiry must be a duration"));
+        cases.add(post(tune, "{\"queueTimeout\": 1.5}", 400, "queueTimeout must be a duration"));
         cases.add(post(tune, "{\"disablePurge\": 1}", 400, "disablePurge must be true or false"));
         cases.add(post(tune, "{\"nonblocking\": \"\"}", 400, "nonblocking must be true or false"));
         cases.add(post(tune, "{\"maxBlockingTasks\": \"lots\"}", 400, "maxBlockingTasks must be a whole number"));
