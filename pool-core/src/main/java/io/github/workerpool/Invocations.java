@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -344,13 +345,20 @@ final class Invocations {
         volatile boolean succeeded;
 
         Runnable queueing(RunnableFuture<T> task) {
-            return new FutureTask<Void>(task, null) {
+            // Set once the wrapper, past its own cancelled check, is about to run the task: a cancel
+            // that reads it unset finds the task unrun (cancelled here, the task then does nothing).
+            AtomicBoolean started = new AtomicBoolean();
+            return new FutureTask<Void>(() -> {
+                started.set(true);
+                task.run();
+            }, null) {
                 @Override
                 protected void done() {
-                    if (isCancelled() && !task.isDone()) {
+                    if (isCancelled() && !started.get()) {
                         // The wrapper was cancelled unrun (a future shutdownNow() returned, which
                         // SpringPool's forced stop cancels): the caller would take the task and wait
-                        // in its get() for ever. Ended with it, the call tries the next or fails.
+                        // in its get() for ever. Ended with it, the call tries the next or fails. A
+                        // wrapper cancelled while its task runs leaves the task to end as it ends.
                         task.cancel(false);
                     }
                     queue.add(task);

@@ -298,6 +298,7 @@
     setup: function (props) {
       var state = Vue.reactive({
         pools: null,
+        unreadable: byPool(), // pool -> the error its figures could not be read with
         error: null,
         updated: null,
         forms: byPool(),      // pool -> { base, values } while its tune form is open
@@ -336,6 +337,7 @@
             }
           });
           state.pools = pools;
+          state.unreadable = Object.assign(byPool(), (response.data && response.data.unreadable) || {});
           state.error = null;
           state.updated = new Date();
         }, function (error) {
@@ -613,9 +615,16 @@
           status = 'loading';
         }
         var names = state.pools ? Object.keys(state.pools).sort() : [];
+        // Pools the instance could not read (listed apart by the endpoint): named with their error,
+        // where they would otherwise just be missing.
+        var unreadable = Object.keys(state.unreadable).sort();
         return h('div', { class: 'wp-view' }, [
           h('p', { class: 'wp-status' + (state.error ? ' wp-error' : ''), 'data-field': 'status' }, status),
-          state.pools && names.length === 0 ? h('p', 'This instance has no pools.') : null,
+          unreadable.map(function (name) {
+            return h('p', { class: 'wp-error', 'data-field': 'unreadable', 'data-pool': name },
+              'Pool ' + name + ' could not be read: ' + state.unreadable[name]);
+          }),
+          state.pools && names.length === 0 && unreadable.length === 0 ? h('p', 'This instance has no pools.') : null,
           h('div', { class: 'wp-pools' }, names.map(function (name) { return renderPool(name, stale); })),
         ]);
       };

@@ -979,6 +979,38 @@ class PoolsViewBrowserTests {
 
     @Test
     @Tag(FULL)
+    void aPoolTheInstanceCannotRead_isNamedWithItsError_besideTheOthers() throws Exception {
+        // Review helper-155: the endpoint lists such a pool apart, under unreadable, and the view
+        // showed the instance live with that pool simply missing.
+        openBrowser();
+        JsonNode mail = Http.get(this.actuators.get("one") + "/pools").get("pools").get("mail");
+        HttpServer stub = stubInstance((exchange, path) -> {
+            if (path.equals("/actuator/pools")) {
+                answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"mail\": " + mail + "}, \"unreadable\": "
+                        + "{\"broken\": \"java.lang.IllegalStateException: the target could not be made\"}}");
+            }
+            else {
+                answer(exchange, 404, "application/json", "{}");
+            }
+        });
+        try {
+            String id = register(stub, "stub-unreadable");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            WebDriverWait wait = patiently();
+            wait.until(ExpectedConditions.presenceOfElementLocated(pool("mail")));
+            WebElement unreadable = wait.until(ExpectedConditions.presenceOfElementLocated(
+                    By.cssSelector("[data-field=unreadable][data-pool=broken]")));
+            assertThat(unreadable.getText())
+                .isEqualTo("Pool broken could not be read: java.lang.IllegalStateException: the target could not be made");
+            assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText()).startsWith("live");
+        }
+        finally {
+            stub.stop(0);
+        }
+    }
+
+    @Test
+    @Tag(FULL)
     void whilePollsFail_theLastFiguresStayDimmedWithTheirAge() throws Exception {
         // Found by a review: the view kept the last figures as if they were the pool's now.
         openBrowser();

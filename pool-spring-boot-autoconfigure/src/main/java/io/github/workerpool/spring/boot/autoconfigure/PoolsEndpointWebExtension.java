@@ -36,11 +36,24 @@ public class PoolsEndpointWebExtension {
     /**
      * Returns one pool; see {@link PoolsEndpoint#pool}.
      * @param name the pool's bean name
-     * @return the pool, or a 404 naming the pool if there is none of that name
+     * @return the pool, a 404 naming the pool if there is none of that name, or a 503 with the
+     *         error if it cannot be read
      */
     @ReadOperation
     public WebEndpointResponse<Object> pool(@Selector String name) {
-        Object pool = this.delegate.pool(name);
+        Object pool;
+        try {
+            pool = this.delegate.pool(name);
+        }
+        catch (RuntimeException ex) {
+            // Its stats() threw (a refresh-scoped bean that could not be rebuilt): said, where Boot's
+            // default 500 body leaves the message out.
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("status", 503);
+            body.put("error", "Service Unavailable");
+            body.put("message", "Pool '" + name + "' could not be read: " + ex);
+            return new WebEndpointResponse<>(body, 503);
+        }
         return (pool != null) ? new WebEndpointResponse<>(pool) : notFound(name);
     }
 

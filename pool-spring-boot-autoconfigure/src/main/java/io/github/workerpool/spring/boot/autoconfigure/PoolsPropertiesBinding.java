@@ -496,6 +496,12 @@ final class PoolsPropertiesBinding {
 
     private static String example(ConfigurationPropertyName name) {
         String last = name.getLastElement(Form.UNIFORM);
+        // pools.instances.<pool> is a pool whatever its name (one may be called adaptive); a group
+        // inside a pool or the defaults is one element deeper.
+        boolean pool = name.getNumberOfElements() == 3 && name.getElement(1, Form.UNIFORM).equals("instances");
+        if (pool) {
+            return name + ".capacity";
+        }
         return switch (last) {
             case "pools", "instances" -> "pools.instances.mail.capacity";
             case "defaults" -> "pools.defaults.expiry";

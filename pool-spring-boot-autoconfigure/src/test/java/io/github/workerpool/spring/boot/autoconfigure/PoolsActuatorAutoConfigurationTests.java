@@ -513,6 +513,11 @@ class PoolsActuatorAutoConfigurationTests {
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
             assertThat(String.valueOf(down.getDetails().get("error"))).contains("the target could not be made");
             assertThat(((HealthIndicator) health.getContributor("mail")).health().getStatus()).isEqualTo(Status.UP);
+            org.springframework.boot.actuate.endpoint.web.WebEndpointResponse<Object> one =
+                    new PoolsEndpointWebExtension(context.getBean(PoolsEndpoint.class)).pool("broken");
+            assertThat(one.getStatus()).isEqualTo(503);
+            assertThat(one.getBody()).asString().contains("Pool 'broken' could not be read",
+                    "the target could not be made");
         });
         inner.shutdown();
     }

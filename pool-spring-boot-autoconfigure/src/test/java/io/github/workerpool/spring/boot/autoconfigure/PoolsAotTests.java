@@ -106,6 +106,7 @@ class PoolsAotTests {
         ReflectionHintsPredicates reflection = RuntimeHintsPredicates.reflection();
         assertThat(reflection.onType(PoolsEndpoint.PoolsDescriptor.class)).accepts(hints);
         assertThat(reflection.onMethodInvocation(PoolsEndpoint.PoolsDescriptor.class, "pools")).accepts(hints);
+        assertThat(reflection.onMethodInvocation(PoolsEndpoint.PoolsDescriptor.class, "unreadable")).accepts(hints);
         assertThat(reflection.onType(PoolsEndpoint.PoolDescriptor.class)).accepts(hints);
         for (String accessor : new String[] { "name", "capacity", "queueCapacity", "cancelled", "closed", "config" }) {
             assertThat(reflection.onMethodInvocation(PoolsEndpoint.PoolDescriptor.class, accessor)).as(accessor)

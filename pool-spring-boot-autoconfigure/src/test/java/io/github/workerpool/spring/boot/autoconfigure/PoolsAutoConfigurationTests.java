@@ -1283,6 +1283,13 @@ class PoolsAutoConfigurationTests {
                         .doesNotContain("adaptive.capacity");
                 });
         }
+        // A pool named adaptive (or shutdown) is a pool: its example is an option of a pool.
+        for (String pool : new String[] { "adaptive", "shutdown" }) {
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class))
+                .withPropertyValues("pools.instances." + pool + "=5")
+                .run((context) -> assertThat(analyze(context).getAction())
+                    .contains("pools.instances." + pool + ".capacity"));
+        }
     }
 
     @Test
