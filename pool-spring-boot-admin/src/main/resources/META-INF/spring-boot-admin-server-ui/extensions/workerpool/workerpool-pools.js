@@ -719,6 +719,7 @@
           }
           state.reads[instance.id] = {
             pools: Object.assign(Object.create(null), (response.data && response.data.pools) || {}),
+            unreadable: Object.assign(Object.create(null), (response.data && response.data.unreadable) || {}),
             error: null,
             updated: startedAt,
           };
@@ -727,8 +728,8 @@
             return;
           }
           var last = state.reads[instance.id];
-          state.reads[instance.id] = { pools: last ? last.pools : null, error: describe(error, true),
-            updated: last ? last.updated : null };
+          state.reads[instance.id] = { pools: last ? last.pools : null, unreadable: last ? last.unreadable : null,
+            error: describe(error, true), updated: last ? last.updated : null };
         }).then(function () {
           delete reading[instance.id];
         });
@@ -830,6 +831,16 @@
           var read = state.reads[instance.id];
           return !read || !read.pools || (read.error && Object.keys(read.pools).length === 0);
         });
+        // Pools an instance listed as unreadable (their figures threw): named, not just missing.
+        var unreadablePools = [];
+        members.forEach(function (instance) {
+          var read = state.reads[instance.id];
+          Object.keys((read && read.unreadable) || {}).sort().forEach(function (name) {
+            unreadablePools.push(h('li', { class: 'wp-error', 'data-instance': instance.id, 'data-pool': name,
+              'data-field': 'unreadable', key: name + '/' + instance.id },
+              instanceLabel(instance) + ': pool ' + name + ' could not be read: ' + read.unreadable[name]));
+          });
+        });
         return h('section', { class: 'wp-application', 'data-application': application.name,
           key: application.name }, [
           h('h3', application.name),
@@ -844,6 +855,7 @@
             return h('li', { 'data-instance': instance.id, class: read && read.error ? 'wp-error' : '' },
               instanceLabel(instance) + ': ' + (read && read.error ? read.error : 'loading'));
           })),
+          unreadablePools.length === 0 ? null : h('ul', { class: 'wp-unreadable' }, unreadablePools),
         ]);
       }
 

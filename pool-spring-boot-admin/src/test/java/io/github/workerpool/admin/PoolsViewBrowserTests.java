@@ -1003,6 +1003,13 @@ class PoolsViewBrowserTests {
             assertThat(unreadable.getText())
                 .isEqualTo("Pool broken could not be read: java.lang.IllegalStateException: the target could not be made");
             assertThat(this.browser.findElement(By.cssSelector(".wp-status")).getText()).startsWith("live");
+            // The fleet view too: the instance's other pool has its row, the unreadable one is named.
+            this.browser.get(this.adminUrl + "/pools");
+            wait.until(ExpectedConditions.presenceOfElementLocated(fleetRow("mail", id)));
+            WebElement inFleet = wait.until(ExpectedConditions.presenceOfElementLocated(
+                    By.cssSelector("[data-field=unreadable][data-pool=broken][data-instance='" + id + "']")));
+            assertThat(inFleet.getText()).endsWith(
+                    ": pool broken could not be read: java.lang.IllegalStateException: the target could not be made");
         }
         finally {
             stub.stop(0);
