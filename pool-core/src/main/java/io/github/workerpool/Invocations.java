@@ -422,10 +422,10 @@ final class Invocations {
 
     /** Throws InterruptedException (clearing the status, as it says) if the rejection was for an interrupt. */
     private static void interrupted(RejectedExecutionException e) throws InterruptedException {
-        // A caller interrupted while it waited is rejected with its interrupt status kept, and an
-        // InterruptedException as the cause (Waiters): a refusal met with the status already set (a
-        // full nonblocking pool) stays a refusal, the status kept, as AbstractExecutorService does.
-        if (e instanceof PoolOverloadException && e.getCause() instanceof InterruptedException && Thread.interrupted()) {
+        // A caller interrupted while it waited is rejected with its interrupt status kept; a refusal
+        // met with the status already set (a full nonblocking pool) stays a refusal, the status kept,
+        // as AbstractExecutorService does.
+        if (Waiters.interruptedWait(e) && Thread.interrupted()) {
             InterruptedException interrupted = new InterruptedException(e.getMessage());
             interrupted.initCause(e);
             throw interrupted;

@@ -239,7 +239,7 @@ public final class TaskGroup<R> {
             if (deadline != null && System.nanoTime() - deadlineAt >= 0) {
                 expire();
             }
-            if (wait != null && e instanceof PoolOverloadException && e.getCause() instanceof InterruptedException) {
+            if (wait != null && Waiters.interruptedWait(e)) {
                 // Its submitter was interrupted while it waited for a worker: withdrawn, as a
                 // cancel, not a failure that stops a fail-fast group (helper-142). The submit
                 // still throws, so that the interrupted caller knows the task was not taken.

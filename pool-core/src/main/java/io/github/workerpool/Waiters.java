@@ -32,6 +32,14 @@ final class Waiters {
      * that it parks (Dekker again), so a change that lands just then is never missed.
      */
 
+    /**
+     * Whether {@code e} is the rejection of a caller interrupted while it waited (its cause an
+     * InterruptedException), not an overload met with the interrupt status already set.
+     */
+    static boolean interruptedWait(Throwable e) {
+        return e instanceof PoolOverloadException && e.getCause() instanceof InterruptedException;
+    }
+
     static final int WAITING = 0;
     static final int ACCEPTED = 1;
     static final int CLOSED = 2;
@@ -227,7 +235,7 @@ final class Waiters {
                             PoolOverloadException refused = pool.rejectOverload("pool '" + pool.name()
                                     + "': interrupted while waiting for a free worker");
                             // Tells this rejection from an overload met with the status already set
-                            // (TaskGroup cancels the task for this one only).
+                            // (see interruptedWait).
                             refused.initCause(new InterruptedException("interrupted while waiting for a free worker"));
                             throw refused;
                         }

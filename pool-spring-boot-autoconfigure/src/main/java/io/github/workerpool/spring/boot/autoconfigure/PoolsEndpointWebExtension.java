@@ -48,11 +48,7 @@ public class PoolsEndpointWebExtension {
         catch (RuntimeException ex) {
             // Its stats() threw (a refresh-scoped bean that could not be rebuilt): said, where Boot's
             // default 500 body leaves the message out.
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("status", 503);
-            body.put("error", "Service Unavailable");
-            body.put("message", "Pool '" + name + "' could not be read: " + ex);
-            return new WebEndpointResponse<>(body, 503);
+            return error(503, "Service Unavailable", "Pool '" + name + "' could not be read: " + ex);
         }
         return (pool != null) ? new WebEndpointResponse<>(pool) : notFound(name);
     }
@@ -145,20 +141,21 @@ public class PoolsEndpointWebExtension {
      * {@code spring.web.error.include-message=always}: Boot's default leaves it out.
      */
     private static WebEndpointResponse<Object> badRequest(InvalidEndpointRequestException ex) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", WebEndpointResponse.STATUS_BAD_REQUEST);
-        body.put("error", "Bad Request");
-        body.put("message", ex.getReason());
-        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+        return error(WebEndpointResponse.STATUS_BAD_REQUEST, "Bad Request", ex.getReason());
     }
 
     /** A 404 whose body says which pool is missing, shaped like Spring Boot's error answers. */
     private static WebEndpointResponse<Object> notFound(String name) {
+        return error(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", "No pool named '" + name + "'");
+    }
+
+    /** An answer of {@code status} whose body is shaped like Spring Boot's error answers. */
+    private static WebEndpointResponse<Object> error(int status, String error, String message) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", WebEndpointResponse.STATUS_NOT_FOUND);
-        body.put("error", "Not Found");
-        body.put("message", "No pool named '" + name + "'");
-        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_NOT_FOUND);
+        body.put("status", status);
+        body.put("error", error);
+        body.put("message", message);
+        return new WebEndpointResponse<>(body, status);
     }
 
 }

@@ -56,12 +56,12 @@ final class RefusedUploadValve extends ValveBase {
         // 404, 405 or 401 to an upload) would hold its thread swallowing the rest after the filter
         // stopped counting it (found by a review). Not an async one: its body may still be read.
         boolean refused = request.getAttribute(AdmissionFilter.REFUSED_ATTRIBUTE) != null;
-        if ((!refused && request.isAsync()) || !isHttp11(request) || allRead(request)) {
+        long length = request.getContentLengthLong();
+        if ((!refused && request.isAsync()) || !isHttp11(request) || allRead(request, length)) {
             return;
         }
         long limit = swallowLimit(request);
-        if (request.getContentLengthLong() < 0
-                || request.getContentLengthLong() - request.getCoyoteRequest().getBytesRead() > limit) {
+        if (length < 0 || length - request.getCoyoteRequest().getBytesRead() > limit) {
             // Chunked (a read may block for the next chunk's header), or more than Tomcat itself
             // would swallow (it would close too): nothing is read, the answer goes, the connection closes.
             disableSwallow(request, response);
@@ -80,7 +80,7 @@ final class RefusedUploadValve extends ValveBase {
             // Before the answer, which Tomcat writes once the context's pipeline (and the error
             // page) returns: a slow client gets it up to ADMITTED_WAIT_NANOS later. (From the
             // engine's pipeline the body could no longer be read.)
-            if (!drain(request, limit, (count != null) ? ADMITTED_WAIT_NANOS : 0)) {
+            if (!drain(request, length, limit, (count != null) ? ADMITTED_WAIT_NANOS : 0)) {
                 disableSwallow(request, response);
             }
         }
@@ -98,8 +98,7 @@ final class RefusedUploadValve extends ValveBase {
     }
 
     /** No body, or all of it read (the usual request, maybe through a reader), a chunked one too. */
-    private static boolean allRead(Request request) {
-        long length = request.getContentLengthLong();
+    private static boolean allRead(Request request, long length) {
         if (length == 0 || (length < 0 && request.getHeader("Transfer-Encoding") == null)) {
             return true;
         }
@@ -126,8 +125,7 @@ final class RefusedUploadValve extends ValveBase {
      * as it comes for at most {@code waitNanos}, never in a read that blocks; true if that was
      * all of it.
      */
-    private static boolean drain(Request request, long limit, long waitNanos) {
-        long length = request.getContentLengthLong();
+    private static boolean drain(Request request, long length, long limit, long waitNanos) {
         org.apache.coyote.Request coyote = request.getCoyoteRequest();
         long deadline = System.nanoTime() + waitNanos;
         try {
