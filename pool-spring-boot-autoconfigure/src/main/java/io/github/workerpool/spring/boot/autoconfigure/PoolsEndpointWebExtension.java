@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -22,6 +24,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  */
 @EndpointWebExtension(endpoint = PoolsEndpoint.class)
 public class PoolsEndpointWebExtension {
+
+    private static final Log logger = LogFactory.getLog(PoolsEndpointWebExtension.class);
 
     private final PoolsEndpoint delegate;
 
@@ -70,7 +74,8 @@ public class PoolsEndpointWebExtension {
      * @param virtualThreads refused: fixed when the pool is built
      * @param adaptive true or false: switches adaptive capacity on or off
      * @param securityContext who asks, for the audit
-     * @return the action's result, or a 404 if there is no pool of that name
+     * @return the action's result, a 404 if there is no pool of that name, or a 503 with the error
+     *         if it cannot be reached
      */
     @WriteOperation
     public WebEndpointResponse<Object> action(@Selector String name, @Selector String action,
@@ -79,7 +84,7 @@ public class PoolsEndpointWebExtension {
             @Nullable Object blockingTimeout, @Nullable Object queueTimeout, @Nullable Object runTimeout,
             @Nullable Object preAlloc, @Nullable Object virtualThreads, @Nullable Object adaptive,
             SecurityContext securityContext) {
-        return answer(name, () -> this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge,
+        return answer(name, action, () -> this.delegate.action(name, action, capacity, queueCapacity, expiry, disablePurge,
                 nonblocking, maxBlockingTasks, blockingTimeout, queueTimeout, runTimeout, preAlloc, virtualThreads,
                 adaptive, securityContext));
     }
@@ -94,7 +99,7 @@ public class PoolsEndpointWebExtension {
      */
     @WriteOperation
     public WebEndpointResponse<Object> actionWithoutBody(@Selector String name, @Selector String action) {
-        return answer(name, () -> this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
+        return answer(name, action, () -> this.delegate.action(name, action, new java.util.EnumMap<>(PoolOption.class),
                 SpringSecurityPrincipal.current()));
     }
 
@@ -123,14 +128,25 @@ public class PoolsEndpointWebExtension {
 
     }
 
-    /** The action's result; a 404 naming the pool if there is none; a 400 with the reason if refused. */
-    private static WebEndpointResponse<Object> answer(String name, Supplier<Object> action) {
+    /**
+     * The action's result; a 404 naming the pool if there is none; a 400 with the reason if
+     * refused; a 503 with the error if the pool cannot be reached.
+     */
+    private static WebEndpointResponse<Object> answer(String name, String action, Supplier<Object> run) {
         Object result;
         try {
-            result = action.get();
+            result = run.get();
         }
         catch (InvalidEndpointRequestException ex) {
             return badRequest(ex);
+        }
+        catch (RuntimeException ex) {
+            // A refresh-scoped pool whose target could not be rebuilt throws from every method: said,
+            // as its GET says it, where Boot's default 500 body leaves the message out. Logged: a
+            // write that failed is rare and someone will ask why.
+            String verb = "purge".equals(action) ? "purged" : "tuned";
+            logger.warn("Pool '" + name + "' could not be " + verb, ex);
+            return error(503, "Service Unavailable", "Pool '" + name + "' could not be " + verb + ": " + ex);
         }
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }

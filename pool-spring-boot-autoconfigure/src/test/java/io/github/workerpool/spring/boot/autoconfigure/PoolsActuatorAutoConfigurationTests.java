@@ -523,6 +523,40 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void aTuneOrPurgeOfAPoolThatCannotBeReached_answers503WithTheError() {
+        WorkerPool inner = WorkerPool.builder().name("broken").capacity(1).build();
+        java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
+        io.github.workerpool.Pool broken = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                if (lost.get()) {
+                    throw new IllegalStateException("the target could not be made");
+                }
+                return inner;
+            }
+        };
+        // A refresh-scoped pool whose target could not be rebuilt: its GET said 503 with the error,
+        // but a tune or purge of it was a bare 500 (review helper-155).
+        this.runner.withBean("broken", io.github.workerpool.Pool.class, () -> broken).run((context) -> {
+            lost.set(true);
+            PoolsEndpointWebExtension web = new PoolsEndpointWebExtension(context.getBean(PoolsEndpoint.class));
+            org.springframework.boot.actuate.endpoint.web.WebEndpointResponse<Object> purge =
+                    web.actionWithoutBody("broken", "purge");
+            assertThat(purge.getStatus()).isEqualTo(503);
+            assertThat(purge.getBody()).asString().contains("Pool 'broken' could not be purged",
+                    "the target could not be made");
+            org.springframework.boot.actuate.endpoint.web.WebEndpointResponse<Object> tune = web.action("broken",
+                    "tune", 3, null, null, null, null, null, null, null, null, null, null, null, null);
+            assertThat(tune.getStatus()).isEqualTo(503);
+            assertThat(tune.getBody()).asString().contains("Pool 'broken' could not be tuned",
+                    "the target could not be made");
+            assertThat(web.actionWithoutBody("mail", "purge").getStatus()).isEqualTo(200);
+            lost.set(false);
+        });
+        inner.shutdown();
+    }
+
+    @Test
     void healthBacksOffWhenDisabled() {
         this.runner.withPropertyValues("management.health.pools.enabled=false")
             .run((context) -> assertThat(context).doesNotHaveBean("poolsHealthContributor"));
