@@ -208,23 +208,40 @@ function record(name, pool, seconds) {
   chart.plot.setData(chart.data);
 }
 
+/** Shows one answer of /actuator/pools, read at `seconds`. */
+function render(body, seconds) {
+  const unreadable = body.unreadable || {};
+  for (const [name, pool] of Object.entries(body.pools)) {
+    const el = card(name);
+    el.classList.remove('gone');
+    if (el.classList.contains('unreadable')) {
+      el.classList.remove('unreadable');
+      message(el, '');
+    }
+    show(el, pool);
+    record(name, pool, seconds);
+  }
+  // A pool whose figures cannot be read (a refresh-scoped bean that could not be rebuilt) is
+  // still there: said, with the error, not greyed out as gone.
+  for (const [name, error] of Object.entries(unreadable)) {
+    const el = card(name);
+    el.classList.remove('gone');
+    el.classList.add('unreadable');
+    message(el, 'cannot be read: ' + error, true);
+  }
+  // A pool that went away (closed and removed) keeps its card, greyed out.
+  for (const el of document.querySelectorAll('.pool[data-pool]')) {
+    if (!(el.dataset.pool in body.pools) && !(el.dataset.pool in unreadable)) el.classList.add('gone');
+  }
+}
+
 async function pollPools() {
   try {
     // Each poll gives up after a while: the next one waits for it (see every()).
     const response = await fetch(actuator + 'pools', { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
     if (!response.ok) throw new Error(await describeFailure(response));
-    const body = await response.json();
     const now = Date.now();
-    for (const [name, pool] of Object.entries(body.pools)) {
-      const el = card(name);
-      el.classList.remove('gone');
-      show(el, pool);
-      record(name, pool, now / 1000);
-    }
-    // A pool that went away (closed and removed) keeps its card, greyed out.
-    for (const el of document.querySelectorAll('.pool[data-pool]')) {
-      if (!(el.dataset.pool in body.pools)) el.classList.add('gone');
-    }
+    render(await response.json(), now / 1000);
     $('#status').textContent = 'live · ' + new Date(now).toLocaleTimeString();
     $('#status').classList.remove('down');
   } catch (e) {

@@ -191,6 +191,37 @@ class DashboardBrowserTests extends BrowserTestSupport {
         assertThat(rate.doubleValue()).isEqualTo(10.0);
     }
 
+    @Test
+    void aPoolThatCannotBeRead_isShownWithItsError_notGreyedAsGone() {
+        // Found by a review (helper-155): /actuator/pools lists such a pool under "unreadable",
+        // which the dashboard ignored: its card was greyed out as if the pool had been removed.
+        this.browser.get(http().base() + "/dashboard");
+        WebDriverWait wait = new WebDriverWait(this.browser, PATIENCE);
+        wait.until((d) -> samples("mail") >= 1);
+        // The answers rendered in one script each: no poll of the page's own comes between them.
+        @SuppressWarnings("unchecked")
+        Map<String, Object> unreadable = (Map<String, Object>) this.browser.executeScript("""
+                const pool = { capacity: 8, running: 0, idle: 0, waiting: 0, queued: 0, rejected: 0, completed: 0 };
+                render({ pools: { crawler: pool }, unreadable: { mail: 'IllegalStateException: no target' } }, 4e9);
+                const card = (name) => document.querySelector(`.pool[data-pool="${name}"]`);
+                const mail = card('mail');
+                return { mail: mail.className, message: mail.querySelector('[data-field="message"]').textContent,
+                    reports: card('reports').className };
+                """);
+        assertThat(unreadable.get("mail")).asString().contains("unreadable").doesNotContain("gone");
+        assertThat(unreadable.get("message")).isEqualTo("cannot be read: IllegalStateException: no target");
+        assertThat(unreadable.get("reports")).asString().as("a pool in neither list is gone").contains("gone");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> readable = (Map<String, Object>) this.browser.executeScript("""
+                const pool = { capacity: 8, running: 0, idle: 0, waiting: 0, queued: 0, rejected: 0, completed: 0 };
+                render({ pools: { mail: pool }, unreadable: {} }, 4e9 + 1);
+                const mail = document.querySelector('.pool[data-pool="mail"]');
+                return { mail: mail.className, message: mail.querySelector('[data-field="message"]').textContent };
+                """);
+        assertThat(readable.get("mail")).asString().doesNotContain("unreadable").doesNotContain("gone");
+        assertThat(readable.get("message")).isEqualTo("");
+    }
+
     /** Batches the ETL pipeline's pool has run so far, by its executor timer. */
     private static double pipelineSteps(TestHttp http) {
         return http.get("/actuator/metrics/executor?tag=name:etl-pipeline").json().get("measurements").get(0)
