@@ -474,7 +474,8 @@ public class PoolsEndpoint {
      * @param completed tasks that ended normally
      * @param failed tasks that ended by throwing
      * @param rejected tasks refused
-     * @param cancelled tasks that never ran
+     * @param cancelled tasks cancelled: those that never ran, and those whose future was cancelled
+     *        while they ran (invokeAny's losers among them)
      * @param queueTimeouts tasks that started later than the queue timeout
      * @param runTimeouts tasks that ran longer than the run timeout
      * @param closed whether the pool was shut down
