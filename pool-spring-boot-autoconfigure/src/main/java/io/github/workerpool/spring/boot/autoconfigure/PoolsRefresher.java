@@ -478,7 +478,9 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
             PoolSettings.AdaptiveSettings nextAdaptive = (adaptive == null || switchChanged) ? configuredAdaptive
                     : configuredAdaptive.withEnabled(adaptive.enabled());
             boolean capacityConfigChanged = previous == null || !Objects.equals(settings.capacity(), previous.capacity());
-            if (adaptive != null && configuredAdaptive.enabled() && adaptiveConfigChanged) {
+            // Judged on both the configured switch and the one the pool will have: an operator's
+            // "on" kept through a refresh of the bounds takes the new minimum live (helper-157).
+            if (adaptive != null && (configuredAdaptive.enabled() || nextAdaptive.enabled()) && adaptiveConfigChanged) {
                 String refusal = this.webServerGuard.adaptiveRefusal(name, configuredAdaptive.minCapacity());
                 if (refusal != null) {
                     String property = PoolSettings.property(name, "adaptive.min-capacity");

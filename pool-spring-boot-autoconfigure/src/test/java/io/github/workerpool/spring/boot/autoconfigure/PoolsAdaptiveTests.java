@@ -712,6 +712,24 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void theWebServersPool_switchedOnByTheOperator_isNotRefreshedBelowItsReservedThreads(CapturedOutput output) {
+        // Helper-157: the refresh checked the minimum against the web server's rule only when the
+        // configuration switched adaptive sizing on; one switched on at the endpoint (and kept on
+        // through a refresh of its bounds) took min-capacity 1 and could shrink to one request.
+        this.webRunner.withPropertyValues("pools.web-server.pool=mail", "pools.instances.mail.adaptive.min-capacity=3")
+            .run((context) -> {
+                SpringPool mail = context.getBean("mail", SpringPool.class);
+                tune(context, "mail", Map.of(), true);
+                assertThat(mail.adaptive().enabled()).isTrue();
+                refresh(context, Map.of("pools.instances.mail.adaptive.min-capacity", "1"));
+                assertThat(mail.adaptive().enabled()).isTrue();
+                assertThat(mail.adaptive().settings().minCapacity()).isEqualTo(3);
+                assertThat(output).contains("Pool 'mail' not refreshed, it keeps its options")
+                    .contains("Set pools.instances.mail.adaptive.min-capacity to at least 3");
+            });
+    }
+
+    @Test
     void theWebServersPool_refusesLiveOptionsThatStartupRefuses(CapturedOutput output) {
         // Helper-105: only switching adaptive sizing on was checked live; a tune or a refresh to a
         // capacity not above the reserved threads (one request at a time, every 503 and actuator
