@@ -117,7 +117,17 @@ final class RefusedUploadValve extends ValveBase {
         if (!response.isCommitted()) {
             response.setHeader("Connection", "close"); // the client must not reuse it
         }
+        org.apache.coyote.Response coyote = response.getCoyoteResponse();
+        boolean error = coyote.isError();
+        int status = coyote.getStatus();
         request.getCoyoteRequest().action(ActionCode.DISABLE_SWALLOW_INPUT, null);
+        if (!error) {
+            // The action also marks the answer as failed (a status under 400 becomes 500, and the
+            // host's valve then renders the error page over it: review helper-158). Only the close
+            // is meant: the application's answer stands; the connection still closes after it.
+            coyote.resetError();
+            coyote.setStatus(status);
+        }
     }
 
     /**

@@ -288,6 +288,36 @@ class WebServerPoolIntegrationTests extends WebServerPoolIntegrationSupport {
     }
 
     @Test
+    void anAnswerGivenWithoutReadingABodyThatIsNotAllThere_isTheApplicationsAnswer_notA500() throws Exception {
+        // Review helper-158: closing the connection without reading the rest (Tomcat's
+        // DISABLE_SWALLOW_INPUT) also marks the answer as an error: a 2xx became a 500 with Boot's
+        // error page. A chunked body not read to its end, and one that has not all come.
+        start();
+        int port = ((ServletWebServerApplicationContext) this.context).getWebServer().getPort();
+        try (Socket client = new Socket("127.0.0.1", port)) {
+            client.setSoTimeout(10_000);
+            OutputStream out = client.getOutputStream();
+            out.write(("POST /accept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String text = new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(text).startsWith("HTTP/1.1 202");
+            assertThat(text).doesNotContain("Internal Server Error");
+        }
+        try (Socket client = new Socket("127.0.0.1", port)) {
+            client.setSoTimeout(10_000);
+            OutputStream out = client.getOutputStream();
+            out.write(("POST /accept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                    + "Content-Length: 3000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[100]);
+            out.flush();
+            String text = new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(text).startsWith("HTTP/1.1 202");
+            assertThat(text).doesNotContain("Internal Server Error");
+        }
+    }
+
+    @Test
     void managementServerOnItsOwnPortKeepsTomcatsOwnThreads() throws Exception {
         Map<String, WebServer> servers = new ConcurrentHashMap<>();
         this.context = new SpringApplicationBuilder(WebServerPoolTestApplication.class).properties(PROPERTIES)

@@ -102,6 +102,12 @@ class WebServerPoolTestApplication {
             return Thread.currentThread().getName();
         }
 
+        /** Answers 202 without reading the body, as a fire-and-forget endpoint may. */
+        @org.springframework.web.bind.annotation.PostMapping("/accept")
+        @org.springframework.web.bind.annotation.ResponseStatus(org.springframework.http.HttpStatus.ACCEPTED)
+        void accept() {
+        }
+
         /** Reads the whole body, as a JSON endpoint does. */
         @org.springframework.web.bind.annotation.PostMapping("/echo")
         String echo(@org.springframework.web.bind.annotation.RequestBody String body) {
