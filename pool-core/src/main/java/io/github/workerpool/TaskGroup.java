@@ -84,7 +84,9 @@ public final class TaskGroup<R> {
      *
      * The pool runs Task::runOnWorker through submit(), so a task that throws is a failed
      * PoolFuture to the pool (its counts stay right) and a task cancelled before it starts is
-     * counted as cancelled by the pool when a worker dequeues it. Cancelling a running task
+     * counted as cancelled by the pool when a worker dequeues it (unless the worker gets to it in
+     * the moment between the pool's submit() returning and its future being stored here: then the
+     * pool counts it completed, while the group counts it cancelled). Cancelling a running task
      * interrupts it, unless the task cancels itself (it is not interrupted by its own call).
      */
 

@@ -1770,7 +1770,9 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
      * Shuts down and waits until every task has finished, as {@code ExecutorService.close()} does
      * on Java 19+: if interrupted while waiting, calls {@link #shutdownNow()}, keeps waiting, and
      * restores the interrupt status. Returns once the pool is rebooted by another thread instead
-     * (it then runs again: the generation this close shut down has ended).
+     * (it then runs again: the generation this close shut down has ended). Called from one of
+     * the pool's own tasks it waits for ever, for that task too, as the JDK's executors do: call
+     * {@link #shutdown()} there.
      */
     @Override
     public void close() {

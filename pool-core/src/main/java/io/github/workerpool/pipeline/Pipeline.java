@@ -516,8 +516,10 @@ public final class Pipeline implements AutoCloseable {
      * Live counts of one stage.
      * @param stage       the stage's number, from 1
      * @param concurrency its limit
-     * @param occupied    slots taken: batches running the stage's step, or done with it and
-     *                    waiting for the next stage
+     * @param occupied    slots taken: batches running the stage's step, done with it and
+     *                    waiting for the next stage, or given the slot and not yet started
+     *                    (still in the pool's queue, or waiting for their predecessor's step
+     *                    to begin)
      * @param running     batches running the stage's step now
      * @param waiting     batches (or, for stage 1, submitters) waiting to enter the stage, for
      *                    their predecessor or for a slot
