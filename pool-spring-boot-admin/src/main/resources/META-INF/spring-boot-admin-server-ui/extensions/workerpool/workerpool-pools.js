@@ -142,7 +142,7 @@
     var data = response.data || {};
     // A JSON error's message; else a text body as it came (a WebFlux security 403 is plain text).
     // An RFC 7807 problem (spring.mvc.problemdetails.enabled) has its words in detail.
-    var reason = (typeof data === 'object' && (data.message || data.detail))
+    var reason = (typeof data === 'object' && (data.message || data.detail || data.error))
       || (typeof data === 'string' && data.trim() !== '' ? data.trim().slice(0, 300) : '')
       || response.statusText || '';
     var text = response.status + (reason ? ': ' + reason : '');
@@ -269,12 +269,15 @@
       if (!pool || !option || option.kind === 'duration') {
         return key + ' ' + body[key];
       }
-      // The live capacity, not the configured one.
-      var value = key === 'capacity' && typeof pool.capacity === 'number' ? pool.capacity : optionValue(pool, option);
+      // The live capacity, not the configured one; but a MultiPool's live capacity is the sum of
+      // its pools', and the form sends one pool's: its configured one (helper-161).
+      var perPool = pool.config && pool.config.pools > 1;
+      var value = key === 'capacity' && !perPool && typeof pool.capacity === 'number' ? pool.capacity
+        : optionValue(pool, option);
       if (value === undefined || value === null) {
         return key + ' ' + body[key];
       }
-      return key + ' ' + value + (String(value) === String(body[key]) ? '' : ' (asked ' + body[key] + ')');
+      return key + ' ' + figure(key, value) + (String(value) === String(body[key]) ? '' : ' (asked ' + body[key] + ')');
     }).join(', ');
   }
 
@@ -365,6 +368,7 @@
         generation++;
         clearTimeout(timer);
         state.pools = null;
+        state.unreadable = byPool();
         state.error = null;
         state.updated = null;
         state.forms = byPool();

@@ -948,9 +948,15 @@ class PoolsViewBrowserTests {
         int each = ingest.get("config").get("capacity").asInt();
         ingest.put("name", "ingest").put("capacity", 4 * each);
         ((ObjectNode) ingest.get("config")).put("pools", 4);
+        ObjectNode tuned = ingest.deepCopy(); // each of its 4 pools tuned to one more
+        tuned.put("capacity", 4 * (each + 1));
+        ((ObjectNode) tuned.get("config")).put("capacity", each + 1);
         HttpServer stub = stubInstance((exchange, path) -> {
             if (path.equals("/actuator/pools")) {
                 answer(exchange, 200, ACTUATOR_JSON, "{\"pools\": {\"ingest\": " + ingest + "}}");
+            }
+            else if (path.equals("/actuator/pools/ingest/tune")) {
+                answer(exchange, 200, ACTUATOR_JSON, tuned.toString());
             }
             else {
                 answer(exchange, 404, "application/json", "{}");
@@ -971,6 +977,13 @@ class PoolsViewBrowserTests {
             assertThat(form.findElement(By.cssSelector("[data-hint=queueCapacity]")).getText())
                 .startsWith("per pool, for each of its 4 pools");
             assertThat(form.findElement(By.cssSelector("[data-hint=maxBlockingTasks]")).getText()).isEqualTo("0 = no limit");
+            // Review helper-161: the answer was read by the sum, "capacity 32 (asked 8)", a clamp
+            // that never happened.
+            option(form, "capacity", Integer.toString(each + 1));
+            click(form.findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("ingest")), "message").getText().startsWith("tuned"));
+            assertThat(field(this.browser.findElement(pool("ingest")), "message").getText())
+                .isEqualTo("tuned: capacity " + (each + 1));
         }
         finally {
             stub.stop(0);
@@ -993,6 +1006,8 @@ class PoolsViewBrowserTests {
                 answer(exchange, 404, "application/json", "{}");
             }
         });
+        HttpServer denied = stubInstance((exchange, path) -> answer(exchange, 403, "application/json",
+                "{\"status\": 403, \"error\": \"Forbidden\", \"path\": \"" + path + "\"}"));
         try {
             String id = register(stub, "stub-unreadable");
             this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
@@ -1010,9 +1025,21 @@ class PoolsViewBrowserTests {
                     By.cssSelector("[data-field=unreadable][data-pool=broken][data-instance='" + id + "']")));
             assertThat(inFleet.getText()).endsWith(
                     ": pool broken could not be read: java.lang.IllegalStateException: the target could not be made");
+            // Review helper-161: on to another instance's view, within the app, whose read fails:
+            // the first one's unreadable pool stayed named on its page.
+            String other = register(denied, "stub-denied");
+            this.browser.get(this.adminUrl + "/instances/" + id + "/pools");
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-field=unreadable][data-pool=broken]")));
+            this.browser.executeScript("window.history.pushState({}, '', arguments[0]);"
+                    + "window.dispatchEvent(new PopStateEvent('popstate'));", "/instances/" + other + "/pools");
+            wait.until((d) -> d.getCurrentUrl().endsWith("/instances/" + other + "/pools"));
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".wp-status.wp-error")));
+            assertThat(this.browser.findElements(By.cssSelector("[data-field=unreadable]")))
+                .as("the other instance's unreadable pool, on this one's page").isEmpty();
         }
         finally {
             stub.stop(0);
+            denied.stop(0);
         }
     }
 
