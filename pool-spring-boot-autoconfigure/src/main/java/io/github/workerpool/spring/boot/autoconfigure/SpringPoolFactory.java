@@ -15,6 +15,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.support.AbstractApplicationContext;
@@ -116,6 +117,14 @@ final class SpringPoolFactory
         return false;
     }
 
+    /**
+     * Whether the context is closing: marked before its ContextClosedEvent, which Spring does not
+     * deliver to this bean's listener once an earlier listener throws (helper-162).
+     */
+    private static boolean closed(ApplicationContext context) {
+        return context instanceof ConfigurableApplicationContext configurable && configurable.isClosed();
+    }
+
     /** Whether the lifecycle stops from within the context's refresh(): a startup that failed. */
     private static boolean inRefresh() {
         return StackWalker.getInstance().walk((frames) -> frames.anyMatch((frame) -> frame.getMethodName()
@@ -159,7 +168,7 @@ final class SpringPoolFactory
      */
     private List<SpringPool> draining() {
         List<SpringPool> draining = new ArrayList<>();
-        if (this.closing || inRefresh()) {
+        if (this.closing || closed(this.context) || inRefresh()) {
             this.running = false;
             for (SpringPool pool : this.made.pools) {
                 if (pool.isDraining()) {

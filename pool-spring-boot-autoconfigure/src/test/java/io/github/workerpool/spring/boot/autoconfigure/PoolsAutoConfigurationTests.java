@@ -837,7 +837,7 @@ class PoolsAutoConfigurationTests {
     void poolStillDrainingWhenTheShutdownPhaseEnds_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
         // Helper-107: forced only in its own destroy(), the pool still ran its task while the
         // beans depending on it (destroyed first) went away.
-        assertTaskEndedBeforeItsUserIsDestroyed(false, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
+        assertTaskEndedBeforeItsUserIsDestroyed(false, false, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
                 "spring.lifecycle.timeout-per-shutdown-phase=300ms");
     }
 
@@ -845,7 +845,7 @@ class PoolsAutoConfigurationTests {
     void afterAContextStop_aPoolStillDrainingAtClose_isForcedBeforeTheBeansThatUseItAreDestroyed() throws Exception {
         // Helper-110: the last phase marked itself stopped at context.stop(), so at the close
         // that followed it did not run, and the bean using the pool went while its task ran.
-        assertTaskEndedBeforeItsUserIsDestroyed(true, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
+        assertTaskEndedBeforeItsUserIsDestroyed(true, false, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
                 "spring.lifecycle.timeout-per-shutdown-phase=300ms");
     }
 
@@ -853,20 +853,48 @@ class PoolsAutoConfigurationTests {
     void aPoolForcedByItsOwnAwaitPeriod_isWaitedForBeforeTheBeansThatUseItAreDestroyed() throws Exception {
         // Helper-110: its await period (1 s) ended before its phase (20 s): interrupted, its task
         // still finishing, and the last phase, seeing it forced, did not wait for it.
-        assertTaskEndedBeforeItsUserIsDestroyed(false, 500, "pools.instances.mail.shutdown.await-termination-period=1s",
+        assertTaskEndedBeforeItsUserIsDestroyed(false, false, 500, "pools.instances.mail.shutdown.await-termination-period=1s",
                 "spring.lifecycle.timeout-per-shutdown-phase=20s");
+    }
+
+    @Test
+    void whenAnEarlierContextClosedListenerThrows_aPoolStillDraining_isStillForcedBeforeItsUsersAreDestroyed()
+            throws Exception {
+        // Helper-162: the last phase knew of the close only from its own ContextClosedEvent
+        // listener, which Spring does not call once an earlier (ordered) one throws.
+        assertTaskEndedBeforeItsUserIsDestroyed(false, true, 0, "pools.instances.mail.shutdown.await-termination-period=60s",
+                "spring.lifecycle.timeout-per-shutdown-phase=300ms");
+    }
+
+    /** A ContextClosedEvent listener, ordered first, that fails. */
+    static final class FailingCloseListener implements org.springframework.context.ApplicationListener<
+            org.springframework.context.event.ContextClosedEvent>, org.springframework.core.Ordered {
+
+        @Override
+        public void onApplicationEvent(org.springframework.context.event.ContextClosedEvent event) {
+            throw new IllegalStateException("a close listener that fails");
+        }
+
+        @Override
+        public int getOrder() {
+            return org.springframework.core.Ordered.HIGHEST_PRECEDENCE;
+        }
+
     }
 
     /**
      * Runs a task on mail that waits until interrupted and then works {@code workAfterInterruptMillis}
-     * more, closes the context (after a context.stop() if asked), and asserts that the task had
-     * ended when a bean depending on mail was destroyed.
+     * more, closes the context (after a context.stop() if asked; with a ContextClosedEvent listener
+     * that throws, ordered first, if asked), and asserts that the task had ended when a bean
+     * depending on mail was destroyed.
      */
-    private void assertTaskEndedBeforeItsUserIsDestroyed(boolean stopFirst, long workAfterInterruptMillis,
-            String... properties) throws Exception {
+    private void assertTaskEndedBeforeItsUserIsDestroyed(boolean stopFirst, boolean failingCloseListener,
+            long workAfterInterruptMillis, String... properties) throws Exception {
         CompletableFuture<Boolean> taskEnded = new CompletableFuture<>();
         AtomicReference<Boolean> endedWhenUserDestroyed = new AtomicReference<>();
-        this.runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+        ApplicationContextRunner runner = failingCloseListener
+                ? this.runner.withBean(FailingCloseListener.class, FailingCloseListener::new) : this.runner;
+        runner.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
             .withPropertyValues(properties)
             .withBean("mailUser", org.springframework.beans.factory.DisposableBean.class,
                     () -> () -> endedWhenUserDestroyed.set(taskEnded.isDone()),
