@@ -188,9 +188,17 @@ final class PoolEventPublisher
     @Override
     public void postProcessBeforeDestruction(Object bean, String beanName) throws BeansException {
         if (bean instanceof Pool pool) {
+            // By name: the bean destroyed is the raw one, while the one watched may be what a
+            // post-processor made of it (an AOP proxy), as the meters find theirs (helper-162).
             Watch watch = this.watches.get(beanName);
-            if (watch != null && watch.pool == pool && this.watches.remove(beanName, watch)) {
-                pool.removeListener(watch);
+            if (watch != null && this.watches.remove(beanName, watch)) {
+                try {
+                    watch.pool.removeListener(watch);
+                }
+                catch (RuntimeException ex) {
+                    // The watch is gone already; a pool that cannot be reached tells it nothing more.
+                    logger.debug("Pool '" + beanName + "': its events listener not removed from it", ex);
+                }
             }
         }
     }
@@ -247,6 +255,15 @@ final class PoolEventPublisher
     @Override
     public boolean isRunning() {
         return this.running;
+    }
+
+    /**
+     * Not stopped by the context's {@code pause()}: the pools are not (SpringPool), and the events
+     * of what they refuse meanwhile would be lost (a restart forgets what came while stopped).
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     @Override
@@ -360,7 +377,14 @@ final class PoolEventPublisher
 
         /** Forgets what happened while the publisher was stopped; under the lock. */
         void reset() {
-            this.closed = this.pool.isClosed();
+            try {
+                this.closed = this.pool.isClosed();
+            }
+            catch (RuntimeException ex) {
+                // A pool that cannot be read must not fail the application's start (nor leave
+                // events off for every pool): taken as open; its checks warn once a minute.
+                this.closed = false;
+            }
             this.saturationSeen = false;
             this.saturationRecorded = false;
             for (Slot slot : new Slot[] { this.rejections, this.queueTimeouts, this.runTimeouts, this.saturations,
@@ -391,30 +415,36 @@ final class PoolEventPublisher
                 this.saturationSeen = false;
                 this.saturationRecorded = false;
             }
-            Stats stats = new Stats(this.pool);
+            boolean timeoutsDue = this.queueTimeouts.isDue(now) || this.runTimeouts.isDue(now);
+            if (!timeoutsDue && !this.closings.isDue(now) && !this.saturations.isDue(now) && !this.rejections.isDue(now)) {
+                return;
+            }
+            // Read before anything is drained: a read that throws leaves every occurrence pending
+            // for the next check (drained first, they were lost: helper-162). Occurrences only
+            // come, never go, so each slot found due here is still due below.
+            PoolStats stats = this.pool.stats();
+            PoolConfig config = timeoutsDue ? this.pool.config() : null;
             long n = this.closings.due(now);
             if (n > 0) {
-                due.add(new PoolClosedEvent(this.pool, this.name, n, stats.get()));
+                due.add(new PoolClosedEvent(this.pool, this.name, n, stats));
             }
             n = this.saturations.due(now);
             if (n > 0) {
-                due.add(new PoolSaturationEvent(this.pool, this.name, n, stats.get(),
+                due.add(new PoolSaturationEvent(this.pool, this.name, n, stats,
                         Duration.ofNanos(this.saturations.longestNanos)));
             }
             n = this.rejections.due(now);
             if (n > 0) {
-                due.add(new PoolRejectionEvent(this.pool, this.name, n, stats.get(), this.lastRejection));
+                due.add(new PoolRejectionEvent(this.pool, this.name, n, stats, this.lastRejection));
             }
             n = this.queueTimeouts.due(now);
             if (n > 0) {
-                PoolConfig config = this.pool.config();
-                due.add(new PoolQueueTimeoutEvent(this.pool, this.name, n, stats.get(),
+                due.add(new PoolQueueTimeoutEvent(this.pool, this.name, n, stats,
                         Duration.ofNanos(this.queueTimeouts.longestNanos), config.queueTimeout()));
             }
             n = this.runTimeouts.due(now);
             if (n > 0) {
-                PoolConfig config = this.pool.config();
-                due.add(new PoolRunTimeoutEvent(this.pool, this.name, n, stats.get(),
+                due.add(new PoolRunTimeoutEvent(this.pool, this.name, n, stats,
                         Duration.ofNanos(this.runTimeouts.longestNanos), config.runTimeout()));
             }
         }
@@ -466,13 +496,18 @@ final class PoolEventPublisher
             this.longestPending = 0;
         }
 
+        /** Whether occurrences are pending and the last event of this kind is min-interval old (or none was published). */
+        boolean isDue(long now) {
+            return this.pending.sum() != 0
+                    && !(this.published && now - this.publishedAt < PoolEventPublisher.this.minIntervalNanos);
+        }
+
         /**
          * Drains and returns the pending occurrences if an event is due at {@code now}, else 0;
          * longestNanos is then the longest time among them.
          */
         long due(long now) {
-            if (this.pending.sum() == 0
-                    || (this.published && now - this.publishedAt < PoolEventPublisher.this.minIntervalNanos)) {
+            if (!isDue(now)) {
                 return 0;
             }
             long n;
@@ -487,26 +522,6 @@ final class PoolEventPublisher
                 this.publishedAt = now;
             }
             return n;
-        }
-
-    }
-
-    /** The pool's stats(), read at most once per check, and only if an event needs them. */
-    private static final class Stats {
-
-        private final Pool pool;
-
-        private PoolStats stats;
-
-        Stats(Pool pool) {
-            this.pool = pool;
-        }
-
-        PoolStats get() {
-            if (this.stats == null) {
-                this.stats = this.pool.stats();
-            }
-            return this.stats;
         }
 
     }

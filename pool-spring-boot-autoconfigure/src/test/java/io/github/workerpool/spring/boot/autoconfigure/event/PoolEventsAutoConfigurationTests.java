@@ -225,6 +225,96 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void occurrencesDrainedByACheckThatCouldNotReadThePool_arePublishedByTheNextOne() throws Exception {
+        // Review helper-162: the rejections were drained first and the pool's figures read after;
+        // when that read threw, they were gone: no event, ever, for them.
+        WorkerPool inner = WorkerPool.builder().name("flaky-inner").capacity(1).nonblocking(true).build();
+        io.github.workerpool.Pool flaky = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
+                org.mockito.AdditionalAnswers.delegatesTo(inner));
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        org.mockito.Mockito.doAnswer((call) -> {
+            if (failing.get()) {
+                throw new IllegalStateException("cannot be read");
+            }
+            return inner.stats();
+        }).when(flaky).stats();
+        CountDownLatch release = new CountDownLatch(1);
+        manual(this.runner.withBean("flaky", io.github.workerpool.Pool.class, () -> flaky), Duration.ofSeconds(10),
+                Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                occupy(inner, 1, release); // the bean's listeners are the inner pool's: it tells them
+                try {
+                    assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> inner.execute(() -> { }));
+                    failing.set(true);
+                    publisher.check();
+                    failing.set(false);
+                    this.nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+                    publisher.check();
+                    assertThat(captor(context).of(PoolRejectionEvent.class, "flaky")).singleElement()
+                        .satisfies((event) -> assertThat(event.getOccurrences()).isEqualTo(1));
+                }
+                finally {
+                    release.countDown(); // before the context closes the pool, which waits for its task
+                }
+            });
+        inner.close();
+    }
+
+    @Test
+    void aPoolThatCannotBeRead_doesNotFailTheApplicationsStart_norTurnEventsOff() {
+        // Review helper-162: start() read every pool's isClosed() unguarded: a context.start() (or
+        // a checkpoint's restore) failed, and events stayed off for every pool.
+        WorkerPool inner = WorkerPool.builder().name("broken-inner").capacity(1).build();
+        io.github.workerpool.Pool broken = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
+                org.mockito.AdditionalAnswers.delegatesTo(inner));
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        org.mockito.Mockito.doAnswer((call) -> {
+            if (failing.get()) {
+                throw new IllegalStateException("cannot be read");
+            }
+            return inner.isClosed();
+        }).when(broken).isClosed();
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true")
+            .withBean("broken", io.github.workerpool.Pool.class, () -> broken), Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                context.stop();
+                failing.set(true);
+                context.start();
+                assertThat(publisher.isRunning()).isTrue();
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> mail.execute(() -> { }));
+                release.countDown();
+                publisher.check();
+                assertThat(captor(context).of(PoolRejectionEvent.class, "mail")).hasSize(1);
+                failing.set(false);
+            });
+        inner.close();
+    }
+
+    @Test
+    void aContextPause_doesNotStopTheEvents_asItDoesNotStopThePools() {
+        // Review helper-162: paused, the publisher stopped while the pools went on refusing; its
+        // restart forgot what came meanwhile.
+        manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true"),
+                Duration.ofSeconds(10), Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                context.pause();
+                assertThat(publisher.isRunning()).isTrue();
+                ExecutorService mail = context.getBean("mail", ExecutorService.class);
+                CountDownLatch release = occupy(mail, 1);
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> mail.execute(() -> { }));
+                release.countDown();
+                context.restart();
+                publisher.check();
+                assertThat(captor(context).of(PoolRejectionEvent.class, "mail")).hasSize(1);
+            });
+    }
+
+    @Test
     void theRateLimitIsPerKind() {
         manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true"),
                 Duration.ofSeconds(10), Duration.ofSeconds(10))
@@ -555,6 +645,51 @@ class PoolEventsAutoConfigurationTests {
                 assertThat(registry.find("pool.events").tag("name", "mail").counters()).isEmpty();
                 assertThat(registry.find("pool.events").tag("name", "crawler").counters()).hasSize(5);
             });
+    }
+
+    @Test
+    void aPoolWatchedAsAProxy_losesItsWatchWhenItsRawBeanIsDestroyed() {
+        // Review helper-162: Spring destroys the raw bean, while a post-processor before this one
+        // (an aspect on the pool) made the object that was watched: the watch stayed, checking a
+        // closed pool, as the meters did before helper-148.
+        this.runner.withBean("audit", Pool.class, () -> WorkerPool.builder().name("audit").capacity(1).build())
+            .withBean(ProxyingPostProcessor.class, ProxyingPostProcessor::new)
+            .run((context) -> {
+                assertThat(java.lang.reflect.Proxy.isProxyClass(context.getBean("audit").getClass())).isTrue();
+                Object publisher = context.getBean(PoolEventPublisher.class);
+                assertThat((java.util.Map<Object, Object>) ReflectionTestUtils.getField(publisher, "watches"))
+                    .containsKey("audit");
+                ((DefaultListableBeanFactory) context.getBeanFactory()).destroySingleton("audit");
+                assertThat((java.util.Map<Object, Object>) ReflectionTestUtils.getField(publisher, "watches"))
+                    .doesNotContainKey("audit");
+            });
+    }
+
+    /** Wraps the pool bean "audit" in a JDK proxy before any other post-processor sees it, as an aspect would. */
+    static final class ProxyingPostProcessor implements org.springframework.beans.factory.config.BeanPostProcessor,
+            org.springframework.core.PriorityOrdered {
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!"audit".equals(beanName)) {
+                return bean;
+            }
+            return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Pool.class },
+                    (proxy, method, args) -> {
+                        try {
+                            return method.invoke(bean, args);
+                        }
+                        catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
+        @Override
+        public int getOrder() {
+            return org.springframework.core.Ordered.HIGHEST_PRECEDENCE;
+        }
+
     }
 
     @Test
