@@ -223,7 +223,10 @@ final class HandOffEngine extends Engine {
         if (c >= 0 && p.workerCount > c) {
             return Worker.POLL; // a tune shrank the pool since the worker's check: it retires there, taking no caller's task
         }
-        Object o = takePending(w); // the pool checked for Waiters (older callers) before this
+        // The pool looked for Waiters (older callers) before this, without the lock: a caller
+        // that registers just after that look may see a newcomer's pending task run first; it is
+        // served at this worker's next look (helper-160: an order, not a loss).
+        Object o = takePending(w);
         if (o != null) {
             return o;
         }

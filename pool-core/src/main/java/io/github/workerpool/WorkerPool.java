@@ -153,7 +153,9 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
     private final Consumer<Object> function;                         // non-null for FunctionPool
     private final Pool facade;                                       // what listeners are told about
     // Not final: a custom factory's first thread may turn out virtual (newWorkerLocked); written
-    // under the lock before any of its workers starts.
+    // under the lock before any of its workers starts. Callers read them without it: one that
+    // still sees the old value offers a pending slot or spins briefly, which a worker serves all
+    // the same (benign).
     long spinNanos;
     long spinnerNanos;                                               // a spinner's share of spinNanos
     private boolean factoryChecked;                                  // guarded by lock
@@ -600,7 +602,9 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
                 } finally {
                     lock.unlock();
                 }
-                // If not mine, a worker already took the waiter's task; send the spinner back to look for work.
+                // If not mine, the waiter's outcome was decided by whoever removed it (a worker took
+                // its task, a shutdown closed it, or no worker was left): await() below takes it.
+                // Send the spinner back to look for work.
                 w.handOff(mine ? task : Worker.POLL);
                 if (mine) {
                     return;
@@ -1946,13 +1950,13 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
     }
 
     /**
-     * Package-private seam for tests: called by a worker at a point of its search (SEARCH_* below),
-     * so that a test can hold it there while callers act; null in use (a load on paths that
-     * are about to wait anyway).
+     * Package-private seam for tests: called by a worker at a point of its search, or by a caller
+     * on the full path (SEARCH_* below), so that a test can hold it there while others act; null
+     * in use (a load on paths that are about to wait anyway).
      */
     volatile java.util.function.IntConsumer searchPoint;
 
-    private void atSearchPoint(int point) {
+    void atSearchPoint(int point) {
         java.util.function.IntConsumer seam = searchPoint;
         if (seam != null) {
             seam.accept(point);
@@ -1964,6 +1968,12 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
 
     /** {@link #searchPoint}: the worker is on the idle stack and about to look at the queue once more. */
     static final int SEARCH_IDLE_PUSHED = 2;
+
+    /**
+     * {@link #searchPoint}: a caller on the full path, holding the lock, has let the waiting
+     * callers into a bounded queue as far as one count of the takes shows, and counts again.
+     */
+    static final int SEARCH_ROOM_RECOUNT = 3;
 
     /** How long an expiry check waits for the pool's lock before it leaves the pool to the next one. */
     static final long PURGE_LOCK_WAIT_MILLIS = 10;

@@ -116,6 +116,39 @@ class WorkerPoolRaceTest extends PoolTestSupport {
     }
 
     @Test
+    void queueMode_aNewcomerThatSeesRoomOnlyByASecondCount_linesUpBehindTheCallerAlreadyWaiting() throws Exception {
+        // Helper-160: on the full path the newcomer let the waiting callers in by one count of the
+        // takes, then counted again; a take that landed between the two counts gave it the room
+        // first, and the caller first in line waited on behind it.
+        WorkerPool pool = pool(WorkerPool.builder().name("q").capacity(1).queueCapacity(1)
+            .blockingTimeout(Duration.ofSeconds(30)));
+        CountDownLatch a = gate();
+        CountDownLatch b = gate();
+        pool.execute(() -> hold(a)); // runs
+        pool.execute(() -> hold(b)); // queued: the queue is full
+        List<String> ran = new CopyOnWriteArrayList<>();
+        Thread first = start("waiting caller", () -> pool.execute(() -> ran.add("first in line")));
+        awaitUntil("the caller waits", () -> pool.waiting() == 1);
+        AtomicBoolean armed = new AtomicBoolean(true);
+        pool.searchPoint = (point) -> {
+            if (point == WorkerPool.SEARCH_ROOM_RECOUNT && Thread.currentThread().getName().equals("newcomer")
+                    && armed.compareAndSet(true, false)) {
+                // Between the two counts, the newcomer holding the lock: the worker ends a, takes
+                // b (a take the first count did not see) and waits for the lock to let the caller in.
+                open(a);
+                awaitUntil("the worker waits for the lock", pool.lock::hasQueuedThreads);
+            }
+        };
+        Thread newcomer = start("newcomer", () -> pool.execute(() -> ran.add("newcomer")));
+        awaitUntil("the newcomer has been at the second count", () -> !armed.get());
+        open(b);
+        first.join(TIMEOUT.toMillis());
+        newcomer.join(TIMEOUT.toMillis());
+        awaitUntil("both ran", () -> ran.size() == 2);
+        assertThat(ran).containsExactly("first in line", "newcomer");
+    }
+
+    @Test
     void tuneUp_whenNoThreadCanBeCreated_leavesCallersWaiting_andLosesNoTask() throws Exception {
         FlakyThreads threads = new FlakyThreads();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).spinNanos(0).threadFactory(threads));
