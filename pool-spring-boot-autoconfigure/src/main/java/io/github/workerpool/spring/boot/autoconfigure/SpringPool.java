@@ -733,7 +733,12 @@ final class SpringPool extends ForwardingPool
             this.pool.close();
         }
         finally {
-            cancelCompletablesNeverStarted();
+            // Terminated, or forced (interrupted: the interrupt status is restored): what never
+            // started was dropped. Not when it returned because another thread reopened the pool:
+            // the tasks still queued will run (helper-162: their futures were cancelled).
+            if (this.pool.isTerminated() || Thread.currentThread().isInterrupted()) {
+                cancelCompletablesNeverStarted();
+            }
         }
     }
 

@@ -153,6 +153,53 @@ class SpringPoolCompletableTests {
     }
 
     @Test
+    void aCloseInterruptedWhileItWaits_cancelsTheFuturesWhoseTaskItDropped() throws Exception {
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            occupyTheWorker(mail, new CountDownLatch(1)); // until the forced close interrupts it
+            CompletableFuture<String> queued = mail.submitCompletable(() -> "never");
+            AtomicBoolean interruptKept = new AtomicBoolean();
+            Thread closer = new Thread(() -> {
+                mail.close();
+                interruptKept.set(Thread.currentThread().isInterrupted());
+            }, "closer");
+            closer.start();
+            await().atMost(Duration.ofSeconds(10)).until(mail::isShutdown);
+            closer.interrupt();
+            closer.join(TimeUnit.SECONDS.toMillis(10));
+            assertThat(closer.isAlive()).isFalse();
+            assertThat(interruptKept).isTrue();
+            assertThat(queued).isCancelled();
+        });
+    }
+
+    @Test
+    void aCloseThatReturnsBecauseAnotherThreadReopenedThePool_cancelsNoFutureWhoseTaskWillStillRun() throws Exception {
+        // Review helper-162: close() returns once another thread reboots the pool, and then
+        // cancelled every future whose task had not started, though those tasks were still queued.
+        this.runner.run((context) -> {
+            SpringPool mail = context.getBean("mail", SpringPool.class);
+            CountDownLatch release = new CountDownLatch(1);
+            occupyTheWorker(mail, release);
+            try {
+                CompletableFuture<String> queued = mail.submitCompletable(() -> "ran");
+                Thread closer = new Thread(mail::close, "closer");
+                closer.start();
+                await().atMost(Duration.ofSeconds(10)).until(mail::isShutdown);
+                mail.reboot();
+                closer.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(closer.isAlive()).isFalse();
+                assertThat(queued).isNotCancelled();
+                release.countDown();
+                assertThat(queued.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+            }
+            finally {
+                release.countDown();
+            }
+        });
+    }
+
+    @Test
     void aClosedPoolRefusesAtOnce_withSpringsTaskRejectedException() {
         // Found by a review: Spring's executors refuse with a TaskRejectedException, which code
         // written for them catches (Spring Batch's job launcher, for one); the pool's is its cause.
