@@ -179,7 +179,7 @@ log "ZooKeeper on 127.0.0.1:$zk_port"
 zk_serving() {
   exec 3<>"/dev/tcp/127.0.0.1/$zk_port" || return 1
   printf 'srvr' >&3
-  grep -q '^Zookeeper version' <&3
+  timeout 5 grep -q '^Zookeeper version' <&3 # a server that accepts and never answers does not hang it
   local found=$?
   exec 3<&-
   return $found
@@ -249,24 +249,24 @@ prom="http://127.0.0.1:$prometheus_port"
 
 # --- wait until the fleet is up ------------------------------------------------------------------
 log "starting SBA and three replicas (about a minute on 2 cores)"
-await 60 "Spring Boot Admin on $admin" curl -sf "$admin/instances"
+await 60 "Spring Boot Admin on $admin" curl -sf --max-time 5 "$admin/instances"
 for i in 1 2 3; do
   await 180 "replica-$i on port ${replica_ports[$((i - 1))]}" \
-    curl -sf "http://127.0.0.1:${replica_ports[$((i - 1))]}/actuator/pools/mail"
+    curl -sf --max-time 5 "http://127.0.0.1:${replica_ports[$((i - 1))]}/actuator/pools/mail"
 done
-await 30 "Prometheus on $prom" curl -sf "$prom/-/ready"
+await 30 "Prometheus on $prom" curl -sf --max-time 5 "$prom/-/ready"
 
 # The figures, as each place shows them.
-replica_capacity() { curl -sf "http://127.0.0.1:$1/actuator/pools/mail" | grep -o '"capacity":-\?[0-9]*' | head -1 | cut -d: -f2; }
-sba_ids() { curl -sf -H 'Accept: application/json' "$admin/instances" | grep -o '"id":"[0-9a-f]\{12\}"' | cut -d'"' -f4 | sort -u; }
+replica_capacity() { curl -sf --max-time 5 "http://127.0.0.1:$1/actuator/pools/mail" | grep -o '"capacity":-\?[0-9]*' | head -1 | cut -d: -f2; }
+sba_ids() { curl -sf --max-time 5 -H 'Accept: application/json' "$admin/instances" | grep -o '"id":"[0-9a-f]\{12\}"' | cut -d'"' -f4 | sort -u; }
 sba_capacities() {
   local id
   for id in $(sba_ids); do
-    curl -sf "$admin/instances/$id/actuator/pools/mail" | grep -o '"capacity":-\?[0-9]*' | head -1 | cut -d: -f2
+    curl -sf --max-time 5 "$admin/instances/$id/actuator/pools/mail" | grep -o '"capacity":-\?[0-9]*' | head -1 | cut -d: -f2
   done
 }
 prometheus_capacities() {
-  curl -sf "$prom/api/v1/query" --data-urlencode 'query=executor_pool_max_threads{name="mail"}' \
+  curl -sf --max-time 5 "$prom/api/v1/query" --data-urlencode 'query=executor_pool_max_threads{name="mail"}' \
     | grep -o '"value":\[[0-9.]*,"[0-9-]*"\]' | cut -d'"' -f4
 }
 replica_has() { [ "$(replica_capacity "$1")" = "$2" ]; }
@@ -277,7 +277,7 @@ prometheus_sees() { prometheus_capacities | all_three "$1"; }
 
 await 60 "SBA lists the three replicas with their pools, capacity $seeded from ZooKeeper" sba_sees "$seeded"
 await 60 "Prometheus scrapes the three replicas" prometheus_sees "$seeded"
-prometheus_has_rules() { curl -sf "$prom/api/v1/rules" | grep -q '"name":"WorkerPoolDown"'; }
+prometheus_has_rules() { local rules; rules=$(curl -sf --max-time 5 "$prom/api/v1/rules") && grep -q '"name":"WorkerPoolDown"' <<< "$rules"; }
 await 30 "Prometheus loaded docs/prometheus/workerpool-alerts.yml" prometheus_has_rules
 
 cat <<EOF
