@@ -2,8 +2,10 @@ package io.github.workerpool.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.Timeout;
 import org.openjdk.jmh.annotations.Param;
 
@@ -22,6 +25,18 @@ import org.openjdk.jmh.annotations.Param;
  */
 @Timeout(60)
 class BenchmarksSmokeTest {
+
+    /** How long one case may take: a lost task parks a benchmark for ever, and CI with it. */
+    private static final Duration CASE_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * A dynamic test that fails after {@link #CASE_TIMEOUT}: the class's {@code @Timeout} times the
+     * factory methods only, not the tests they return (review helper-165).
+     */
+    private static DynamicTest timed(String name, Executable executable) {
+        return dynamicTest(name, () -> assertTimeoutPreemptively(CASE_TIMEOUT, executable,
+                () -> name + " did not finish within " + CASE_TIMEOUT.toSeconds() + " s"));
+    }
 
     private static List<String> peersOf(Class<?> benchmark) throws NoSuchFieldException {
         return Arrays.asList(benchmark.getField("peer").getAnnotation(Param.class).value());
@@ -47,7 +62,7 @@ class BenchmarksSmokeTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (String peer : peersOf(TinyTaskBenchmark.class)) {
             for (int producers : new int[] {1, 2}) {
-                tests.add(dynamicTest(peer + " producers=" + producers, () -> {
+                tests.add(timed(peer + " producers=" + producers, () -> {
                     assumeRunnable(Peer.of(peer).needsVirtualThreads());
                     TinyTaskBenchmark b = new TinyTaskBenchmark();
                     b.peer = peer;
@@ -74,7 +89,7 @@ class BenchmarksSmokeTest {
         for (String config : Arrays.asList(QueueModesBenchmark.class.getField("config").getAnnotation(Param.class).value())) {
             for (String peer : peersOf(QueueModesBenchmark.class)) {
                 for (int producers : new int[] {1, 2}) {
-                    tests.add(dynamicTest(config + " " + peer + " producers=" + producers, () -> {
+                    tests.add(timed(config + " " + peer + " producers=" + producers, () -> {
                         QueueModesBenchmark b = new QueueModesBenchmark();
                         b.config = config;
                         b.peer = peer;
@@ -86,6 +101,11 @@ class BenchmarksSmokeTest {
                             QueueModesBenchmark.Outcome outcome = new QueueModesBenchmark.Outcome();
                             b.tasks(outcome);
                             b.tasks(outcome);
+                            // Only a rejecting config refuses; every task a batch accepted ran (run() waits for them).
+                            if (!config.startsWith("abort-")) {
+                                assertThat(outcome.rejected).as("rejected").isZero();
+                            }
+                            assertThat(outcome.accepted).as("accepted").isPositive();
                             assertThat(outcome.accepted + outcome.rejected).isEqualTo(600);
                         } finally {
                             b.tearDown();
@@ -100,7 +120,7 @@ class BenchmarksSmokeTest {
     @TestFactory
     Stream<DynamicTest> springLayer() throws Exception {
         return Arrays.asList(SpringLayerBenchmark.class.getField("executor").getAnnotation(Param.class).value())
-                .stream().map(executor -> dynamicTest(executor, () -> {
+                .stream().map(executor -> timed(executor, () -> {
                     SpringLayerBenchmark b = new SpringLayerBenchmark();
                     b.executor = executor;
                     b.n = 2;
@@ -134,7 +154,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> contention() throws Exception {
-        return peersOf(ContentionBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+        return peersOf(ContentionBenchmark.class).stream().map(peer -> timed(peer, () -> {
             ContentionBenchmark b = new ContentionBenchmark();
             b.peer = peer;
             b.n = 4;
@@ -151,7 +171,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> tune() throws Exception {
-        return peersOf(TuneBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+        return peersOf(TuneBenchmark.class).stream().map(peer -> timed(peer, () -> {
             TuneBenchmark b = new TuneBenchmark();
             b.peer = peer;
             b.low = 1;
@@ -169,7 +189,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> ants() throws Exception {
-        return peersOf(AntsBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+        return peersOf(AntsBenchmark.class).stream().map(peer -> timed(peer, () -> {
             assumeRunnable(Peer.of(peer).needsVirtualThreads());
             AntsBenchmark b = new AntsBenchmark();
             b.peer = peer;
@@ -191,7 +211,7 @@ class BenchmarksSmokeTest {
         String[] backlogs = Stream.concat(Arrays.stream(AntsFloorBenchmark.class.getField("backlog").getAnnotation(Param.class).value()),
                 Stream.of("queue")).distinct().toArray(String[]::new);
         return Arrays.stream(AntsFloorBenchmark.class.getField("threads").getAnnotation(Param.class).value())
-                .flatMap(threads -> Arrays.stream(backlogs).map(backlog -> dynamicTest(threads + ", backlog " + backlog, () -> {
+                .flatMap(threads -> Arrays.stream(backlogs).map(backlog -> timed(threads + ", backlog " + backlog, () -> {
                     assumeRunnable("virtual".equals(threads));
                     AntsFloorBenchmark b = new AntsFloorBenchmark();
                     b.threads = threads;
@@ -206,7 +226,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> latency() throws Exception {
-        return peersOf(LatencyBenchmark.class).stream().map(peer -> dynamicTest(peer, () -> {
+        return peersOf(LatencyBenchmark.class).stream().map(peer -> timed(peer, () -> {
             assumeRunnable(Peer.of(peer).needsVirtualThreads());
             LatencyBenchmark b = new LatencyBenchmark();
             b.peer = peer;
@@ -226,7 +246,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> pingPong() {
-        return Stream.of("park", "spin").map(mode -> dynamicTest(mode, () -> {
+        return Stream.of("park", "spin").map(mode -> timed(mode, () -> {
             PingPongBenchmark b = new PingPongBenchmark();
             b.mode = mode;
             b.setUp();
@@ -292,7 +312,7 @@ class BenchmarksSmokeTest {
 
     @TestFactory
     Stream<DynamicTest> virtualThreads() {
-        return Stream.of("reuse", "start").map(mode -> dynamicTest(mode, () -> {
+        return Stream.of("reuse", "start").map(mode -> timed(mode, () -> {
             assumeRunnable(true);
             VirtualThreadBenchmark b = new VirtualThreadBenchmark();
             b.mode = mode;
