@@ -44,7 +44,7 @@ for ((i = 1; i <= rounds; i++)); do
     for peer in WorkerPool TPE; do
       echo "close rows, round $i of $rounds: $config n=$n producers=$producers $peer" >&2
       f="$dir/close-$i-$config-$n-$producers-$peer.json"
-      "$java" -jar "$jar" QueueModesBenchmark -p config="$config" -p n="$n" -p producers="$producers" -p peer="$peer" \
+      "$java" -jar "$jar" -foe true QueueModesBenchmark -p config="$config" -p n="$n" -p producers="$producers" -p peer="$peer" \
           -f 1 -wi 2 -w 1s -i 3 -r 1s -prof io.github.workerpool.benchmarks.CpuTimeProfiler \
           -rf json -rff "$f" >/dev/null
       files+=("$f")

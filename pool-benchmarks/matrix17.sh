@@ -50,10 +50,18 @@ def sec(r, k):
     return m["score"] if m else None
 def fmt(x):
     return "-" if x is None else (f"{x/1e6:.2f}M" if x >= 1e5 else f"{x:.3g}")
+# Student's t, two-sided 95%, by degrees of freedom: with 3 rounds "2 standard errors" is a 77%
+# interval, not 95% (review helper-165).
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+       11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
+       20: 2.086, 25: 2.060, 30: 2.042}
+def t95(df):
+    """The factor for df degrees of freedom (the next smaller one tabled: a little wider)."""
+    return 1.96 if df > 120 else T95[max(k for k in T95 if k <= df)]
 def paired(a, b):
-    """The mean of the paired ratios a[i] / b[i], and its 95% half-interval (nan for one pair)."""
+    """The mean of the paired ratios a[i] / b[i], and its 95% half-interval by Student's t (nan for one pair)."""
     pr = [x / y for x, y in zip(a, b)]
-    return st.mean(pr), (2.0 * st.stdev(pr) / len(pr) ** 0.5 if len(pr) > 1 else float("nan"))
+    return st.mean(pr), (t95(len(pr) - 1) * st.stdev(pr) / len(pr) ** 0.5 if len(pr) > 1 else float("nan"))
 rows = {}
 for r in load("queue-modes.json"):
     p = r["params"]
@@ -231,33 +239,33 @@ out="$here/results/matrix17-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 "$java" -version 2>&1 | head -1 | tee "$out/java.txt"
 prof=(-prof gc -prof io.github.workerpool.benchmarks.CpuTimeProfiler)
-"$java" -jar "$jar" QueueModesBenchmark "${qm[@]}" "${prof[@]}" -rf json -rff "$out/queue-modes.json"
+"$java" -jar "$jar" -foe true QueueModesBenchmark "${qm[@]}" "${prof[@]}" -rf json -rff "$out/queue-modes.json"
 "$here/close-rows.sh" "$out" "$close_rounds"
-"$java" -jar "$jar" SpringLayerBenchmark "${spring[@]}" "${prof[@]}" -rf json -rff "$out/spring.json"
-"$java" -jar "$jar" ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
-"$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,TPE-LBQ \
+"$java" -jar "$jar" -foe true SpringLayerBenchmark "${spring[@]}" "${prof[@]}" -rf json -rff "$out/spring.json"
+"$java" -jar "$jar" -foe true ScrapeBenchmark "${scrape[@]}" -prof gc -rf json -rff "$out/scrape.json"
+"$java" -jar "$jar" -foe true AntsBenchmark -p peer=WorkerPool-queue,WorkerPool-queue-n,WorkerPool-handoff,TPE-LBQ \
     "${ants[@]}" "${ants_cap[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-platform.json"
-"$java" -jar "$jar" AntsBenchmark -p peer=TPE-LBQ "${ants[@]}" "${tpe_floor_cap[@]}" \
+"$java" -jar "$jar" -foe true AntsBenchmark -p peer=TPE-LBQ "${ants[@]}" "${tpe_floor_cap[@]}" \
     -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-tpe-floor-cap.json"
 merge "$out/ants.json" "$out/ants-platform.json" "$out/ants-tpe-floor-cap.json"
-"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform -p backlog=none \
+"$java" -jar "$jar" -foe true AntsFloorBenchmark -p threads=platform -p backlog=none \
     "${ants[@]}" "${floor_caps[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-loop.json"
-"$java" -jar "$jar" AntsFloorBenchmark -p threads=platform -p backlog=array \
+"$java" -jar "$jar" -foe true AntsFloorBenchmark -p threads=platform -p backlog=array \
     "${ants[@]}" "${tpe_floor_cap[@]}" -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-floor-array.json"
 merge "$out/ants-floor.json" "$out/ants-floor-loop.json" "$out/ants-floor-array.json"
 rounds=()
 for ((i = 1; i <= virtual_rounds; i++)); do
   echo "virtual ants, round $i of $virtual_rounds" >&2
-  "$java" -jar "$jar" AntsBenchmark -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore "${ants_once[@]}" "${ants_cap[@]}" \
+  "$java" -jar "$jar" -foe true AntsBenchmark -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore "${ants_once[@]}" "${ants_cap[@]}" \
       -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-peers.json" >/dev/null
-  "$java" -jar "$jar" AntsFloorBenchmark -p threads=virtual -p backlog=none,array,linked,queue "${ants_once[@]}" "${ants_cap[@]}" \
+  "$java" -jar "$jar" -foe true AntsFloorBenchmark -p threads=virtual -p backlog=none,array,linked,queue "${ants_once[@]}" "${ants_cap[@]}" \
       -prof io.github.workerpool.benchmarks.PeakRssProfiler -rf json -rff "$out/ants-virtual-$i-floor.json" >/dev/null
   rounds+=("$out/ants-virtual-$i-peers.json" "$out/ants-virtual-$i-floor.json")
 done
 merge "$out/ants-virtual.json" "${rounds[@]}"
 rm -f "${rounds[@]}"
-"$java" -jar "$jar" 'AntsBenchmark|AntsFloorBenchmark' -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore \
+"$java" -jar "$jar" -foe true 'AntsBenchmark|AntsFloorBenchmark' -p peer=WorkerPool-virtual-queue,TPE-LBQ-virtual,VT-semaphore \
     -p threads=virtual -p backlog=none "${ants_warm[@]}" -rf json -rff "$out/ants-warm.json"
-"$java" -jar "$jar" 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
+"$java" -jar "$jar" -foe true 'SpinPairs|PingPong' "${limits[@]}" -rf json -rff "$out/limits.json"
 report "$out" | tee "$out/report.md"
 echo "results: $out" >&2

@@ -29,7 +29,7 @@ else
   opts=()
 fi
 "$java" -version 2>&1 | head -1
-"$java" -jar "$jar" "${opts[@]}" "${profilers[@]}" -rf json -rff "$out" "$@"
+"$java" -jar "$jar" -foe true "${opts[@]}" "${profilers[@]}" -rf json -rff "$out" "$@"
 echo "JMH JSON: $out"
 python3 "$here/chart.py" "$out" "${out%.json}.svg" > "${out%.json}.md"
 echo "chart: ${out%.json}.svg   tables: ${out%.json}.md"
