@@ -235,11 +235,16 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         TestHttp http = http();
         int capacity = http.pool("crawler").get("capacity").asInt();
         // What a forged request looks like: the browser adds Origin and the session cookie, but
-        // the page cannot read the token to add it.
+        // the page cannot read the token to add it. From another site, the Origin refuses it first.
         TestHttp.Response session = http.post("/actuator/pools/crawler/purge", null, null, null,
                 "Origin", "http://elsewhere.example", "Cookie", "JSESSIONID=0123456789ABCDEF");
         assertThat(session.status()).isEqualTo(403);
-        assertThat(session.body()).contains("CSRF token").contains("X-XSRF-TOKEN");
+        assertThat(session.body()).contains("cross-origin request refused").contains("http://elsewhere.example");
+        // From the service's own page, without the token (a stale page): the token's message.
+        TestHttp.Response own = http.post("/actuator/pools/crawler/purge", null, null, null,
+                "Origin", http.base(), "Cookie", "JSESSIONID=0123456789ABCDEF");
+        assertThat(own.status()).isEqualTo(403);
+        assertThat(own.body()).contains("CSRF token").contains("X-XSRF-TOKEN");
         TestHttp.Response cookie = http.post("/actuator/pools/crawler/tune", "{\"capacity\": 7}", null, null,
                 "Cookie", "JSESSIONID=0123456789ABCDEF");
         assertThat(cookie.status()).isEqualTo(403);
@@ -250,6 +255,30 @@ class SampleApplicationIntegrationTests extends SampleAppTestSupport {
         assertThat(http.post("/etl/stop", null, null, null, "Origin", "http://elsewhere.example").status())
                 .isEqualTo(403);
         assertThat(http.pool("crawler").get("capacity").asInt()).isEqualTo(capacity);
+    }
+
+    @Test
+    void aPostFromAPageOnAnotherPortOfTheSameHost_is403_evenWithAValidToken() {
+        // Review helper-163: cookies are shared by every port of a host, so a page served on
+        // another port (a dev server, any local app) can read or set XSRF-TOKEN, and send the
+        // token masked in the _csrf parameter: no header, no preflight. Such a request was let in.
+        TestHttp http = http();
+        String token = "0123456789abcdef0123456789abcdef";
+        byte[] raw = token.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] masked = new byte[2 * raw.length]; // Spring's XOR masking, with a mask of zeros
+        System.arraycopy(raw, 0, masked, raw.length, raw.length);
+        String param = java.util.Base64.getUrlEncoder().encodeToString(masked);
+        TestHttp.Response forged = http.post("/demo/mail?count=1&_csrf=" + param, null, null, null,
+                "Origin", "http://localhost:3000", "Cookie", "XSRF-TOKEN=" + token);
+        assertThat(forged.status()).as(forged.toString()).isEqualTo(403);
+        assertThat(forged.body()).contains("http://localhost:3000");
+        // The same request from the service's own page is let in: the token is right.
+        TestHttp.Response own = http.post("/demo/mail?count=1&_csrf=" + param, null, null, null,
+                "Origin", http.base(), "Cookie", "XSRF-TOKEN=" + token);
+        assertThat(own.status()).as(own.toString()).isBetween(200, 299);
+        // A browser that says the request is not from the same origin is refused too.
+        assertThat(http.post("/demo/mail?count=1&_csrf=" + param, null, null, null,
+                "Sec-Fetch-Site", "same-site", "Cookie", "XSRF-TOKEN=" + token).status()).isEqualTo(403);
     }
 
     @Test

@@ -289,7 +289,8 @@ public class EtlJob implements DisposableBean {
             Thread.currentThread().interrupt();
         }
         catch (RuntimeException ex) {
-            failure = "extract failed: " + ex;
+            // From the extract, or from the pipeline refusing the next batch: not only the extract's.
+            failure = "the run failed reading or submitting the next batch: " + ex;
             logger.error("ETL job failed", ex);
         }
         catch (Error ex) {

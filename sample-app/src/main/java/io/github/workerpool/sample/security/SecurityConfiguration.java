@@ -69,7 +69,8 @@ import org.springframework.util.StringUtils;
  * own credentials is a client that holds them: curl, or Spring Boot Admin's instance proxy, which
  * sends the instance's {@code user.name}/{@code user.password} metadata as basic credentials and
  * keeps the cookies the instance set (so it sends {@code Cookie} and may pass on the browser's
- * {@code Origin}).
+ * {@code Origin}). Such a browser request must also come from one of this service's own pages
+ * ({@link SameOriginFilter}): a page on another port of the same host can read the token's cookie.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
@@ -106,6 +107,8 @@ class SecurityConfiguration {
         // never asked for basic credentials and never remembers any.
         http.httpBasic(Customizer.withDefaults());
         http.csrf((csrf) -> csrf.spa().requireCsrfProtectionMatcher(FROM_A_BROWSER));
+        // And only from this service's own pages: another port of the same host shares the token's cookie.
+        http.addFilterBefore(new SameOriginFilter(), CsrfFilter.class);
         // A missing or stale token is a 403 like a missing role: say which one, and the fix.
         LinkedHashMap<Class<? extends AccessDeniedException>, AccessDeniedHandler> denied = new LinkedHashMap<>();
         denied.put(CsrfException.class, (request, response, ex) -> response.sendError(HttpServletResponse.SC_FORBIDDEN,
