@@ -625,6 +625,63 @@ class AdaptiveCapacityTest {
     }
 
     @Test
+    void aimd_backsOffOnFailuresPastTheRunTimeout_thoughTheWindowsAverageIsBelowIt() {
+        // Review helper-164: one call in ten timing out (12 ms against a run timeout of 10 ms)
+        // left every window's average near 2 ms, and AIMD, seeing no drop, held its maximum.
+        WorkerPool pool = WorkerPool.builder().name("timing-out").capacity(8).queueCapacity(10_000)
+                .runTimeout(Duration.ofMillis(10)).build();
+        this.pools.add(pool);
+        AdaptiveCapacity adaptive = AdaptiveCapacity.builder().algorithm(Algorithm.AIMD).minCapacity(2).maxCapacity(8)
+                .attach(pool);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger n = new AtomicInteger();
+        Thread load = new Thread(() -> {
+            while (!stop.get()) {
+                if (pool.queued() < 50) {
+                    boolean timesOut = n.incrementAndGet() % 10 == 0;
+                    pool.execute(() -> {
+                        sleep(timesOut ? 12 : 1);
+                        if (timesOut) {
+                            throw new IllegalStateException("read timed out"); // what a client may throw for it
+                        }
+                    });
+                }
+                else {
+                    sleep(1);
+                }
+            }
+        });
+        load.start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> pool.capacity() == 2);
+            assertThat(adaptive.isEnabled()).isTrue();
+        }
+        finally {
+            stop.set(true);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool.queued() == 0 && pool.running() == 0);
+    }
+
+    @Test
+    void aTaskItsCallerCancelledWhileItRan_isASample() throws Exception {
+        // Review helper-164: the tasks callers give up on (get with a timeout, then cancel) are the
+        // slowest; they were no samples, and the windows held only the tasks that ended in time.
+        AtomicInteger samples = new AtomicInteger();
+        WorkerPool pool = pool(2);
+        AdaptiveCapacity adaptive = countingSamples(pool, Algorithm.VEGAS, samples);
+        CountDownLatch started = new CountDownLatch(1);
+        java.util.concurrent.Future<?> slow = pool.submit(() -> {
+            started.countDown();
+            awaitLatch(new CountDownLatch(1)); // until the cancel interrupts it
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        sleep(1); // well over the 100 us a sample needs
+        slow.cancel(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 1);
+    }
+
+    @Test
     void underGradient2_aDropIsNoSample() throws Exception {
         // Review helper-141: gradient2 ignores drops, so a shedding backend's fast refusals, fed as
         // samples of the last healthy run time, read as healthy windows and the limit grew.
