@@ -36,6 +36,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 source "$here/java.sh"
+require_java21
 
 report() {
   CHART_DIR="$here" python3 - "$1" <<'PY'
@@ -50,7 +51,7 @@ def sec(r, k):
     return m["score"] if m else None
 def fmt(x):
     return "-" if x is None else (f"{x/1e6:.2f}M" if x >= 1e5 else f"{x:.3g}")
-# Student's t, two-sided 95%, by degrees of freedom: with 3 rounds "2 standard errors" is a 77%
+# Student's t, two-sided 95%, by degrees of freedom: with 3 rounds "2 standard errors" is an 82%
 # interval, not 95% (review helper-165).
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,

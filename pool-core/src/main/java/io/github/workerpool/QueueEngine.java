@@ -234,12 +234,15 @@ final class QueueEngine extends Engine {
             return true;
         }
         // Room a worker freed before it could let the waiting callers in is theirs, first come
-        // first served: they go in first (the newcomer on this path waits behind them). A caller
-        // still waiting means none was free by that look's count; room seen by a second count
-        // (a take landed in between) is still theirs: the newcomer lines up, and the look made
-        // after it registers lets them all in in order (helper-160: it took that room first).
+        // first served: they go in first (the newcomer on this path waits behind them). Room seen
+        // by a second count (a take landed after the first look's) is theirs too: they are let in
+        // again before the newcomer may have what is left (helper-160: it took that room first;
+        // and a newcomer that cannot wait was refused while there was room).
         admitWaitersLocked();
         pool.atSearchPoint(WorkerPool.SEARCH_ROOM_RECOUNT);
+        if (!pool.waiters.isEmpty() && boundedQueued() < pool.queueCapacity) {
+            admitWaitersLocked();
+        }
         return pool.waiters.isEmpty() && boundedQueued() < pool.queueCapacity;
     }
 

@@ -124,8 +124,13 @@ class WorkerPoolRaceTest extends PoolTestSupport {
             .blockingTimeout(Duration.ofSeconds(30)));
         CountDownLatch a = gate();
         CountDownLatch b = gate();
-        pool.execute(() -> hold(a)); // runs
+        AtomicReference<Thread> worker = new AtomicReference<>();
+        pool.execute(() -> {
+            worker.set(Thread.currentThread());
+            hold(a);
+        }); // runs
         pool.execute(() -> hold(b)); // queued: the queue is full
+        awaitUntil("a runs", () -> worker.get() != null);
         List<String> ran = new CopyOnWriteArrayList<>();
         Thread first = start("waiting caller", () -> pool.execute(() -> ran.add("first in line")));
         awaitUntil("the caller waits", () -> pool.waiting() == 1);
@@ -136,7 +141,8 @@ class WorkerPoolRaceTest extends PoolTestSupport {
                 // Between the two counts, the newcomer holding the lock: the worker ends a, takes
                 // b (a take the first count did not see) and waits for the lock to let the caller in.
                 open(a);
-                awaitUntil("the worker waits for the lock", pool.lock::hasQueuedThreads);
+                awaitUntil("the worker took b and waits for the lock",
+                        () -> pool.queued() == 0 && pool.lock.hasQueuedThread(worker.get()));
             }
         };
         Thread newcomer = start("newcomer", () -> pool.execute(() -> ran.add("newcomer")));

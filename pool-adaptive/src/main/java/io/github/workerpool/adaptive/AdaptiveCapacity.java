@@ -34,8 +34,8 @@ import io.github.workerpool.PoolListener;
  * it counts in flight are the load, and a task that failed with an error {@link Builder#dropOn}
  * accepts (a timeout from the backend, say) is a drop, which makes AIMD and Vegas back off; any
  * other failure is no sample (as concurrency-limits' {@code onIgnore}) unless it ran past the
- * pool's {@code runTimeout} (then a sample, and under AIMD a drop) or its caller cancelled it
- * while it ran (a sample: its run time so far). AIMD
+ * pool's {@code runTimeout} (then a sample, and under AIMD a drop; a task cancelled while it ran
+ * too). AIMD
  * also counts a window whose average run time exceeds the pool's {@code runTimeout} as a drop
  * (read live); without a {@code runTimeout} or a {@code dropOn} it has no reason to back off. It
  * changes the capacity with {@link Pool#reconfigure}, so waiting callers and running tasks see an
@@ -627,19 +627,12 @@ public final class AdaptiveCapacity implements AutoCloseable {
             boolean slow = failure != null && slow(runNanos);
             boolean drop = failure != null && algorithm != Algorithm.GRADIENT2
                     && (dropOn.test(failure) || (algorithm == Algorithm.AIMD && slow));
-            if (e != null && (failure == null || drop || slow || cancelledByItsCaller(failure))) {
+            // A task cancelled while it ran ends as a failure like any other: a sample only if slow.
+            // (Counting every cancel as a sample of its run time so far took in invokeAny's losers
+            // and a failing group's siblings, cut short, as healthy samples: helper-166.)
+            if (e != null && (failure == null || drop || slow)) {
                 sample(e.generation, s.inflight, runNanos, drop);
             }
-        }
-
-        /**
-         * A task whose caller gave up on it while it ran (its future cancelled): the slowest tasks,
-         * when callers wait with a timeout. Left out, the windows held only the tasks that ended in
-         * time and read as healthy while callers timed out (helper-164); its run time up to the
-         * cancel is a lower bound of what it would have taken, so it is a sample, never a drop.
-         */
-        private boolean cancelledByItsCaller(Throwable failure) {
-            return failure instanceof java.util.concurrent.CancellationException;
         }
 
         /**

@@ -663,25 +663,6 @@ class AdaptiveCapacityTest {
     }
 
     @Test
-    void aTaskItsCallerCancelledWhileItRan_isASample() throws Exception {
-        // Review helper-164: the tasks callers give up on (get with a timeout, then cancel) are the
-        // slowest; they were no samples, and the windows held only the tasks that ended in time.
-        AtomicInteger samples = new AtomicInteger();
-        WorkerPool pool = pool(2);
-        AdaptiveCapacity adaptive = countingSamples(pool, Algorithm.VEGAS, samples);
-        CountDownLatch started = new CountDownLatch(1);
-        java.util.concurrent.Future<?> slow = pool.submit(() -> {
-            started.countDown();
-            awaitLatch(new CountDownLatch(1)); // until the cancel interrupts it
-        });
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        sleep(1); // well over the 100 us a sample needs
-        slow.cancel(true);
-        await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.inflight() == 0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> samples.get() == 1);
-    }
-
-    @Test
     void underGradient2_aDropIsNoSample() throws Exception {
         // Review helper-141: gradient2 ignores drops, so a shedding backend's fast refusals, fed as
         // samples of the last healthy run time, read as healthy windows and the limit grew.

@@ -13,8 +13,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Refuses, before the CSRF check, an unsafe request a browser sends from a page of another
- * origin: one whose {@code Origin} is not the host and port the request was sent to, or that the
- * browser marks as not same-origin ({@code Sec-Fetch-Site}).
+ * origin: one whose {@code Origin} is not the scheme, host and port the request was sent to, or
+ * that the browser marks as not same-origin ({@code Sec-Fetch-Site}).
  *
  * <p>Why the token is not enough: cookies belong to a host, not to a port, so a page served on
  * another port of the same host (a dev server, any local application) can read the
@@ -45,21 +45,20 @@ final class SameOriginFilter extends OncePerRequestFilter {
             return "the browser says it comes from a page of another origin (Sec-Fetch-Site: " + site + ")";
         }
         String origin = request.getHeader("Origin");
-        if (origin != null && !sameOrigin(origin, request.getHeader("Host"))) {
-            return "it comes from a page of " + origin + ", not of " + request.getHeader("Host");
+        if (origin != null
+                && !sameOrigin(origin, request.getScheme(), request.getServerName(), request.getServerPort())) {
+            return "it comes from a page of " + origin + ", not of " + request.getScheme() + "://"
+                    + request.getServerName() + ":" + request.getServerPort();
         }
         return null;
     }
 
     /**
-     * Whether the origin's host and port are the {@code Host} the browser sent the request to:
-     * the page's own, whatever a proxy in between does to the scheme. An origin without a host
-     * ({@code null}, from a sandboxed frame or a file) is none.
+     * Whether the origin is the request's own scheme, host and port: those the request was sent
+     * to (the Host header, or what a proxy forwarded, with server.forward-headers-strategy). An
+     * origin without a host ({@code null}, from a sandboxed frame or a file) is none.
      */
-    static boolean sameOrigin(String origin, String hostHeader) {
-        if (hostHeader == null || hostHeader.isEmpty()) {
-            return false;
-        }
+    static boolean sameOrigin(String origin, String scheme, String host, int port) {
         URI uri;
         try {
             uri = URI.create(origin.trim());
@@ -67,25 +66,24 @@ final class SameOriginFilter extends OncePerRequestFilter {
         catch (IllegalArgumentException ex) {
             return false;
         }
-        if (uri.getHost() == null || uri.getScheme() == null) {
+        if (uri.getHost() == null || uri.getScheme() == null || scheme == null || host == null) {
             return false;
         }
-        int defaultPort = uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-        int originPort = (uri.getPort() != -1) ? uri.getPort() : defaultPort;
-        String host = hostHeader.trim().toLowerCase(Locale.ROOT);
-        String hostName = host;
-        int hostPort = defaultPort;
-        int colon = host.lastIndexOf(':');
-        if (colon > host.lastIndexOf(']')) { // a port, not a colon of an IPv6 address
-            hostName = host.substring(0, colon);
-            try {
-                hostPort = Integer.parseInt(host.substring(colon + 1));
-            }
-            catch (NumberFormatException ex) {
-                return false;
-            }
+        int originPort = (uri.getPort() != -1) ? uri.getPort() : defaultPort(uri.getScheme());
+        return uri.getScheme().equalsIgnoreCase(scheme) && bare(uri.getHost()).equals(bare(host)) && originPort == port;
+    }
+
+    private static int defaultPort(String scheme) {
+        return scheme.equalsIgnoreCase("https") ? 443 : 80;
+    }
+
+    /** A host name as compared: lower case, an IPv6 address without its brackets, no trailing dot. */
+    private static String bare(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
         }
-        return uri.getHost().toLowerCase(Locale.ROOT).equals(hostName) && originPort == hostPort;
+        return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
     }
 
 }

@@ -166,6 +166,7 @@ public class PoolsEndpoint {
         }
         return switch (action) {
             case "tune" -> {
+                reachable(name, pool);
                 Tuned tuned;
                 if (pool instanceof SpringPool springPool) {
                     synchronized (springPool.changes()) { // one refresh or endpoint tune at a time (see SpringPool)
@@ -187,10 +188,34 @@ public class PoolsEndpoint {
                     String sent = !fields.isEmpty() ? fields.keySet().iterator().next().field() : "adaptive";
                     throw badRequest("Cannot purge pool '" + name + "': " + TuneBody.purgeTakesNoOptions(sent));
                 }
+                reachable(name, pool);
                 yield purge(name, pool, principal);
             }
             default -> throw badRequest("Unknown action '" + action + "' for pool '" + name + "': use tune or purge");
         };
+    }
+
+    /**
+     * Reads the pool's options before an action changes anything: a refresh-scoped pool whose
+     * target could not be rebuilt throws from every method, and is then refused as unreachable,
+     * nothing changed (an answer the HTTP side makes a 503).
+     */
+    private static void reachable(String name, Pool pool) {
+        try {
+            pool.config();
+        }
+        catch (RuntimeException ex) {
+            throw new PoolUnreachableException(name, ex);
+        }
+    }
+
+    /** A pool an action could not reach: nothing was changed. */
+    static final class PoolUnreachableException extends RuntimeException {
+
+        PoolUnreachableException(String name, RuntimeException cause) {
+            super("Pool '" + name + "' could not be reached, nothing was changed: " + cause, cause);
+        }
+
     }
 
     private static void put(Map<PoolOption, Object> fields, PoolOption option, @Nullable Object value) {

@@ -140,13 +140,12 @@ public class PoolsEndpointWebExtension {
         catch (InvalidEndpointRequestException ex) {
             return badRequest(ex);
         }
-        catch (RuntimeException ex) {
-            // A refresh-scoped pool whose target could not be rebuilt throws from every method: said,
-            // as its GET says it, where Boot's default 500 body leaves the message out. Logged: a
-            // write that failed is rare and someone will ask why.
-            String verb = "purge".equals(action) ? "purged" : "tuned";
-            logger.warn("Pool '" + name + "' could not be " + verb, ex);
-            return error(503, "Service Unavailable", "Pool '" + name + "' could not be " + verb + ": " + ex);
+        catch (PoolsEndpoint.PoolUnreachableException ex) {
+            // A refresh-scoped pool whose target could not be rebuilt: said, as its GET says it,
+            // where Boot's default 500 body leaves the message out. Logged: a write that failed is
+            // rare and someone will ask why.
+            logger.warn("Pool '" + name + "': " + action + " refused", ex);
+            return error(503, "Service Unavailable", ex.getMessage());
         }
         return (result != null) ? new WebEndpointResponse<>(result) : notFound(name);
     }

@@ -729,6 +729,8 @@ final class SpringPool extends ForwardingPool
     /** As {@link WorkerPool#close()}; cancels as {@link #shutdownNow()} does what it dropped. */
     @Override
     public void close() {
+        // Those of before the close only: after a reboot by another thread, new ones may come.
+        List<CompletableFuture<?>> before = new ArrayList<>(this.completables);
         try {
             this.pool.close();
         }
@@ -737,7 +739,7 @@ final class SpringPool extends ForwardingPool
             // started was dropped. Not when it returned because another thread reopened the pool:
             // the tasks still queued will run (helper-162: their futures were cancelled).
             if (this.pool.isTerminated() || Thread.currentThread().isInterrupted()) {
-                cancelCompletablesNeverStarted();
+                cancel(before);
             }
         }
     }

@@ -14,10 +14,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
@@ -35,7 +33,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * is Java 21 or later; see {@link #virtualThreadsByDefault}.
  */
 final class SpringPoolFactory
-        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware, ApplicationListener<ContextClosedEvent> {
+        implements BeanClassLoaderAware, SmartLifecycle, ApplicationContextAware {
 
     /*
      * Why a factory bean and not an instance supplier: a bean definition with an instance
@@ -87,15 +85,13 @@ final class SpringPoolFactory
      * destroyed, this forces such pools (interrupts their running tasks, cancels the queued ones)
      * and waits for them to end, within this phase's own timeout; it also waits for pools whose
      * await period forced them while their tasks still finish. Only when the context closes
-     * (ContextClosedEvent comes before the lifecycle stops) or fails to start after starting its
+     * (its closed flag is set before the lifecycle stops) or fails to start after starting its
      * lifecycle beans (a web server that cannot bind its port, a ContextRefreshedEvent listener
      * that throws: the lifecycle is stopped from within refresh(), and no event says so): after
      * context.stop() a pool keeps draining for its await period, and start() reopens it unforced.
      */
 
     private volatile boolean running;
-
-    private volatile boolean closing;
 
     private ApplicationContext context;
 
@@ -104,22 +100,9 @@ final class SpringPoolFactory
         this.context = context;
     }
 
-    @Override
-    public void onApplicationEvent(ContextClosedEvent event) {
-        if (event.getApplicationContext() == this.context) { // not a child context's close
-            this.closing = true;
-        }
-    }
-
-    /** At once, on the closing thread: set late by an executor, it would miss the lifecycle's stop. */
-    @Override
-    public boolean supportsAsyncExecution() {
-        return false;
-    }
-
     /**
-     * Whether the context is closing: marked before its ContextClosedEvent, which Spring does not
-     * deliver to this bean's listener once an earlier listener throws (helper-162).
+     * Whether the context is closing: marked before its ContextClosedEvent and its lifecycle's
+     * stop. (A listener of that event missed it when an earlier listener threw: helper-162.)
      */
     private static boolean closed(ApplicationContext context) {
         return context instanceof ConfigurableApplicationContext configurable && configurable.isClosed();
@@ -168,7 +151,7 @@ final class SpringPoolFactory
      */
     private List<SpringPool> draining() {
         List<SpringPool> draining = new ArrayList<>();
-        if (this.closing || closed(this.context) || inRefresh()) {
+        if (closed(this.context) || inRefresh()) {
             this.running = false;
             for (SpringPool pool : this.made.pools) {
                 if (pool.isDraining()) {

@@ -423,7 +423,16 @@ final class PoolEventPublisher
             // for the next check (drained first, they were lost: helper-162). Occurrences only
             // come, never go, so each slot found due here is still due below.
             PoolStats stats = this.pool.stats();
-            PoolConfig config = timeoutsDue ? this.pool.config() : null;
+            PoolConfig config = null;
+            RuntimeException configFailure = null;
+            if (timeoutsDue) {
+                try {
+                    config = this.pool.config();
+                }
+                catch (RuntimeException ex) {
+                    configFailure = ex; // the timeouts wait for a check that can read it; the rest go now
+                }
+            }
             long n = this.closings.due(now);
             if (n > 0) {
                 due.add(new PoolClosedEvent(this.pool, this.name, n, stats));
@@ -436,6 +445,12 @@ final class PoolEventPublisher
             n = this.rejections.due(now);
             if (n > 0) {
                 due.add(new PoolRejectionEvent(this.pool, this.name, n, stats, this.lastRejection));
+            }
+            if (configFailure != null) {
+                throw configFailure; // logged by check(), at most once a minute
+            }
+            if (config == null) {
+                return;
             }
             n = this.queueTimeouts.due(now);
             if (n > 0) {

@@ -197,15 +197,8 @@ class PoolEventsAutoConfigurationTests {
         // Review helper-148: each check (every second by default) logged the failure with its
         // stack trace.
         WorkerPool inner = WorkerPool.builder().name("broken-inner").capacity(1).build();
-        io.github.workerpool.Pool broken = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
-                org.mockito.AdditionalAnswers.delegatesTo(inner));
         java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
-        org.mockito.Mockito.doAnswer((call) -> {
-            if (failing.get()) {
-                throw new IllegalStateException("cannot be read");
-            }
-            return inner.isClosed();
-        }).when(broken).isClosed();
+        io.github.workerpool.Pool broken = failingWhile(inner, failing, "isClosed");
         manual(this.runner.withBean("broken", io.github.workerpool.Pool.class, () -> broken), Duration.ofSeconds(10),
                 Duration.ofSeconds(10))
             .run((context) -> {
@@ -229,15 +222,8 @@ class PoolEventsAutoConfigurationTests {
         // Review helper-162: the rejections were drained first and the pool's figures read after;
         // when that read threw, they were gone: no event, ever, for them.
         WorkerPool inner = WorkerPool.builder().name("flaky-inner").capacity(1).nonblocking(true).build();
-        io.github.workerpool.Pool flaky = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
-                org.mockito.AdditionalAnswers.delegatesTo(inner));
         java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
-        org.mockito.Mockito.doAnswer((call) -> {
-            if (failing.get()) {
-                throw new IllegalStateException("cannot be read");
-            }
-            return inner.stats();
-        }).when(flaky).stats();
+        io.github.workerpool.Pool flaky = failingWhile(inner, failing, "stats");
         CountDownLatch release = new CountDownLatch(1);
         manual(this.runner.withBean("flaky", io.github.workerpool.Pool.class, () -> flaky), Duration.ofSeconds(10),
                 Duration.ofSeconds(10))
@@ -262,19 +248,44 @@ class PoolEventsAutoConfigurationTests {
     }
 
     @Test
+    void aPoolWhoseOptionsCannotBeRead_holdsBackOnlyItsTimeoutEvents() throws Exception {
+        // Review helper-166: a timeout event needs the pool's options; its other events do not,
+        // and they waited as long as the options could not be read.
+        WorkerPool inner = WorkerPool.builder().name("flaky-inner").capacity(1).nonblocking(true)
+            .runTimeout(Duration.ofMillis(1)).build();
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
+        io.github.workerpool.Pool flaky = failingWhile(inner, failing, "config");
+        manual(this.runner.withBean("flaky", io.github.workerpool.Pool.class, () -> flaky), Duration.ofSeconds(10),
+                Duration.ofSeconds(10))
+            .run((context) -> {
+                PoolEventPublisher publisher = context.getBean(PoolEventPublisher.class);
+                inner.submit(() -> java.util.concurrent.locks.LockSupport.parkNanos(5_000_000)).get(10, TimeUnit.SECONDS);
+                await().atMost(WAIT).until(() -> inner.stats().runTimeouts() == 1);
+                CountDownLatch release = occupy(inner, 1);
+                assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> inner.execute(() -> { }));
+                release.countDown();
+                await().atMost(WAIT).until(() -> inner.running() == 0); // the holding task timed out too
+                long runTimeouts = inner.stats().runTimeouts();
+                failing.set(true);
+                publisher.check();
+                Captor captor = captor(context);
+                assertThat(captor.of(PoolRejectionEvent.class, "flaky")).hasSize(1);
+                assertThat(captor.of(PoolRunTimeoutEvent.class, "flaky")).isEmpty();
+                failing.set(false);
+                publisher.check();
+                assertThat(captor.of(PoolRunTimeoutEvent.class, "flaky")).singleElement()
+                    .satisfies((event) -> assertThat(event.getOccurrences()).isEqualTo(runTimeouts));
+            });
+        inner.close();
+    }
+
+    @Test
     void aPoolThatCannotBeRead_doesNotFailTheApplicationsStart_norTurnEventsOff() {
         // Review helper-162: start() read every pool's isClosed() unguarded: a context.start() (or
         // a checkpoint's restore) failed, and events stayed off for every pool.
         WorkerPool inner = WorkerPool.builder().name("broken-inner").capacity(1).build();
-        io.github.workerpool.Pool broken = org.mockito.Mockito.mock(io.github.workerpool.Pool.class,
-                org.mockito.AdditionalAnswers.delegatesTo(inner));
         java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
-        org.mockito.Mockito.doAnswer((call) -> {
-            if (failing.get()) {
-                throw new IllegalStateException("cannot be read");
-            }
-            return inner.isClosed();
-        }).when(broken).isClosed();
+        io.github.workerpool.Pool broken = failingWhile(inner, failing, "isClosed");
         manual(this.runner.withPropertyValues("pools.instances.mail.capacity=1", "pools.instances.mail.nonblocking=true")
             .withBean("broken", io.github.workerpool.Pool.class, () -> broken), Duration.ofSeconds(10), Duration.ofSeconds(10))
             .run((context) -> {
@@ -768,6 +779,22 @@ class PoolEventsAutoConfigurationTests {
     }
 
     /** Runs n tasks that hold their workers until the latch is counted down. */
+    /** A pool that is {@code inner}, but whose {@code method} throws while {@code failing} is set. */
+    private static io.github.workerpool.Pool failingWhile(WorkerPool inner, java.util.concurrent.atomic.AtomicBoolean failing,
+            String method) {
+        return org.mockito.Mockito.mock(io.github.workerpool.Pool.class, (call) -> {
+            if (failing.get() && call.getMethod().getName().equals(method)) {
+                throw new IllegalStateException("cannot be read");
+            }
+            try {
+                return call.getMethod().invoke(inner, call.getArguments());
+            }
+            catch (java.lang.reflect.InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+        });
+    }
+
     private static CountDownLatch occupy(ExecutorService pool, int n) {
         return occupy(pool, n, new CountDownLatch(1));
     }
