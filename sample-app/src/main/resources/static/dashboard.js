@@ -227,6 +227,8 @@ function render(body, seconds) {
     const el = card(name);
     el.classList.remove('gone');
     el.classList.add('unreadable');
+    // Its last figures are not the pool's now: none shown, until it can be read again.
+    for (const field of el.querySelectorAll('.numbers [data-field]')) field.textContent = '-';
     message(el, 'cannot be read: ' + error, true);
   }
   // A pool that went away (closed and removed) keeps its card, greyed out.

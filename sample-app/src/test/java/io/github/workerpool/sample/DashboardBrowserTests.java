@@ -206,20 +206,23 @@ class DashboardBrowserTests extends BrowserTestSupport {
                 const card = (name) => document.querySelector(`.pool[data-pool="${name}"]`);
                 const mail = card('mail');
                 return { mail: mail.className, message: mail.querySelector('[data-field="message"]').textContent,
-                    reports: card('reports').className };
+                    capacity: mail.querySelector('[data-field="capacity"]').textContent, reports: card('reports').className };
                 """);
         assertThat(unreadable.get("mail")).asString().contains("unreadable").doesNotContain("gone");
         assertThat(unreadable.get("message")).isEqualTo("cannot be read: IllegalStateException: no target");
+        assertThat(unreadable.get("capacity")).as("no stale figures").isEqualTo("-");
         assertThat(unreadable.get("reports")).asString().as("a pool in neither list is gone").contains("gone");
         @SuppressWarnings("unchecked")
         Map<String, Object> readable = (Map<String, Object>) this.browser.executeScript("""
                 const pool = { capacity: 8, running: 0, idle: 0, waiting: 0, queued: 0, rejected: 0, completed: 0 };
                 render({ pools: { mail: pool }, unreadable: {} }, 4e9 + 1);
                 const mail = document.querySelector('.pool[data-pool="mail"]');
-                return { mail: mail.className, message: mail.querySelector('[data-field="message"]').textContent };
+                return { mail: mail.className, message: mail.querySelector('[data-field="message"]').textContent,
+                    capacity: mail.querySelector('[data-field="capacity"]').textContent };
                 """);
         assertThat(readable.get("mail")).asString().doesNotContain("unreadable").doesNotContain("gone");
         assertThat(readable.get("message")).isEqualTo("");
+        assertThat(readable.get("capacity")).isEqualTo("8");
     }
 
     /** Batches the ETL pipeline's pool has run so far, by its executor timer. */
