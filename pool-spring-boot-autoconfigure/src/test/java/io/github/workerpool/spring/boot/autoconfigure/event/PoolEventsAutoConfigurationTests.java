@@ -686,14 +686,7 @@ class PoolEventsAutoConfigurationTests {
                 return bean;
             }
             return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Pool.class },
-                    (proxy, method, args) -> {
-                        try {
-                            return method.invoke(bean, args);
-                        }
-                        catch (java.lang.reflect.InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+                    (proxy, method, args) -> invokeOn(bean, method, args));
         }
 
         @Override
@@ -786,13 +779,18 @@ class PoolEventsAutoConfigurationTests {
             if (failing.get() && call.getMethod().getName().equals(method)) {
                 throw new IllegalStateException("cannot be read");
             }
-            try {
-                return call.getMethod().invoke(inner, call.getArguments());
-            }
-            catch (java.lang.reflect.InvocationTargetException ex) {
-                throw ex.getCause();
-            }
+            return invokeOn(inner, call.getMethod(), call.getArguments());
         });
+    }
+
+    /** Calls the method on {@code target}, throwing what it throws (not its reflective wrapper). */
+    private static Object invokeOn(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (java.lang.reflect.InvocationTargetException ex) {
+            throw ex.getCause();
+        }
     }
 
     private static CountDownLatch occupy(ExecutorService pool, int n) {
