@@ -418,6 +418,7 @@ class MultiPoolTest {
             t.join(WAIT.toMillis());
         }
         assertThat(lastRejected).as("the hammers were refused meanwhile").isPositive();
+        release.countDown(); // else the blockers hold the workers for Latches.pass's 10 s
     }
 
     @Test

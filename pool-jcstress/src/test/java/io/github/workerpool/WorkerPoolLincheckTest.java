@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * release, reboot and the level reads must be explainable by some sequential order of the same
  * calls. Submission is not among the operations: the workers it
  * starts outlive the operations (idle workers wait for work), which Lincheck reports as a hang;
- * submission races are the jcstress tests' job. About 30 s, so it runs in the normal build.
+ * submission races are the jcstress tests' job. About 20 s, so it runs in the normal build.
  */
 @Param(name = "capacity", gen = IntGen.class, conf = "1:3")
 public class WorkerPoolLincheckTest {
@@ -71,9 +71,9 @@ public class WorkerPoolLincheckTest {
 
     @Test
     void modelChecking() {
-        // 8 scenarios in the normal build (about 30 s; it must stay under 10 minutes);
+        // 5 scenarios in the normal build (about 20 s; it must stay under 10 minutes);
         // -Dlincheck.iterations=20 or more for a longer search.
-        new ModelCheckingOptions().iterations(Integer.getInteger("lincheck.iterations", 8)).invocationsPerIteration(300)
+        new ModelCheckingOptions().iterations(Integer.getInteger("lincheck.iterations", 5)).invocationsPerIteration(300)
             .check(getClass());
     }
 }
