@@ -228,6 +228,19 @@ public class PoolsEndpoint {
     private record Tuned(Map<String, Object> oldValues, Map<String, Object> newValues) {
     }
 
+    /**
+     * Startup refuses drop-on under gradient2 only on a pool that starts adaptive (a default's
+     * drop-on reaches pools that do not): one switched on here would ignore it without a word.
+     */
+    private static void warnIfDropOnUnused(String name, PoolSettings.AdaptiveSettings settings) {
+        if (settings.algorithm().equals("gradient2") && !settings.dropOn().isEmpty()) {
+            logger.warn("Pool '" + name + "': adaptive sizing switched on with gradient2 ("
+                    + settings.algorithmProperty() + "), which never backs off on a failure, so its drop-on "
+                    + settings.dropOnNames() + " is not used; set " + settings.algorithmProperty()
+                    + " to aimd or vegas for drop-on to count");
+        }
+    }
+
     private Tuned tune(String name, Pool pool, Map<PoolOption, Object> fields, @Nullable Object adaptiveField) {
         String prefix = "Cannot tune pool '" + name + "': ";
         if (fields.isEmpty() && adaptiveField == null) {
@@ -266,6 +279,9 @@ public class PoolsEndpoint {
             }
         }
         boolean wasAdaptive = adaptive != null && adaptive.enabled();
+        if (adaptive != null && Boolean.TRUE.equals(adaptiveValue) && !wasAdaptive) {
+            warnIfDropOnUnused(name, adaptive.settings());
+        }
         // With adaptive sizing involved, a capacity is the configured capacity, applied after the rest.
         Integer capacity = (adaptive != null && (adaptiveValue != null || wasAdaptive))
                 ? (Integer) values.remove(PoolOption.CAPACITY) : null;

@@ -335,6 +335,24 @@ class PoolsAdaptiveTests {
     }
 
     @Test
+    void switchedOnAtTheEndpoint_gradient2WithADropOn_isWarnedThatDropOnIsNotUsed(CapturedOutput output) {
+        // Review helper-157: startup refuses the pair only on a pool that starts adaptive.
+        this.runner.withPropertyValues("pools.defaults.adaptive.drop-on=java.util.concurrent.TimeoutException")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                tune(context, "db", Map.of(), false);
+                tune(context, "db", Map.of(), true);
+                assertThat(output).as("db is vegas").doesNotContain("is not used");
+                PoolsEndpoint.PoolDescriptor on = tune(context, "mail", Map.of(), true);
+                assertThat(on.adaptive().enabled()).isTrue();
+                assertThat(output).contains("Pool 'mail': adaptive sizing switched on with gradient2 (pools.instances"
+                        + ".mail.adaptive.algorithm), which never backs off on a failure, so its drop-on "
+                        + "[java.util.concurrent.TimeoutException] is not used; set pools.instances.mail.adaptive"
+                        + ".algorithm to aimd or vegas");
+            });
+    }
+
+    @Test
     void aManualCapacityTuneOnAnAdaptivePoolSwitchesAdaptiveOff_andThePoolKeepsIt() {
         this.runner.run((context) -> {
             PoolsEndpoint.PoolDescriptor tuned = tune(context, "db", Map.of(PoolOption.CAPACITY, 5), null);
