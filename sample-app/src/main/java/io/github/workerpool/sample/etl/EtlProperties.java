@@ -66,7 +66,7 @@ public class EtlProperties {
     }
 
     public void setUsers(int users) {
-        this.users = users;
+        this.users = atLeastOne("sample.etl.users", users); // each review names one: MOD(x, users)
     }
 
     public int getBatchSize() {

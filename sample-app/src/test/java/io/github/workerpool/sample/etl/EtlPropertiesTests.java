@@ -15,9 +15,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class EtlPropertiesTests {
 
     @ParameterizedTest
-    @ValueSource(strings = { "batch-size", "enrich-concurrency", "analyse-concurrency", "load-concurrency" })
+    @ValueSource(strings = { "batch-size", "enrich-concurrency", "analyse-concurrency", "load-concurrency", "users" })
     void zero_isRefusedWithThePropertyAndTheFix(String property) {
-        // helper-117: a batch size of 0 read no rows and recorded the job done, for good.
+        // helper-117: a batch size of 0 read no rows and recorded the job done, for good;
+        // helper-163: 0 users failed the data's generation with SQL's division by zero.
         Binder binder = new Binder(new MapConfigurationPropertySource(Map.of("sample.etl." + property, "0")));
         assertThatExceptionOfType(BindException.class)
             .isThrownBy(() -> binder.bind("sample.etl", EtlProperties.class))
