@@ -660,11 +660,20 @@ public final class TaskGroup<R> {
 
     /** Moves the task to its terminal state, once; false if it already had one. */
     private boolean finish(Task<R> t, int state, R value, Throwable error) {
-        return finish(t, state, value, error, true);
+        if (!end(t, state, value, error, true)) {
+            return false;
+        }
+        t.completeFromState(t.done);
+        return true;
     }
 
-    /** finish(); {@code interrupt}: for a cancel, whether a running task may be interrupted. */
-    private boolean finish(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
+    /**
+     * finish() but for completing the task's future, which its caller does once it has cancelled
+     * what it must: the future's callbacks run there, and one that waits for the group (or blocks)
+     * must find it stopped and the others cancelled (helper-167: fail-fast stopped the group only
+     * after them). {@code interrupt}: for a cancel, whether a running task may be interrupted.
+     */
+    private boolean end(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
         boolean failFastNow;
         lock.lock();
         try {
@@ -675,7 +684,6 @@ public final class TaskGroup<R> {
         } finally {
             lock.unlock();
         }
-        t.completeFromState(t.done);
         if (failFastNow) {
             stop(false);
         }
@@ -885,11 +893,12 @@ public final class TaskGroup<R> {
          */
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            if (!group.finish(this, CANCELLED, null, null, mayInterruptIfRunning)) {
+            if (!group.end(this, CANCELLED, null, null, mayInterruptIfRunning)) {
                 return false;
             }
             group.stopWaitOf(this);
             cancelPoolFuture();
+            completeFromState(done); // last: a callback that waits for the task's body to exit
             return true;
         }
 

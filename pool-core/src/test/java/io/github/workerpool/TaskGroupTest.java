@@ -968,6 +968,81 @@ class TaskGroupTest {
     }
 
     @Test
+    void failFast_stopsTheGroupAndInterruptsTheOthers_beforeTheFailedTasksCallbacksRun() throws Exception {
+        // Review helper-167: the failed task's future was completed (its callbacks run) before
+        // fail-fast stopped the group: a callback saw it running, a later submit ran, and one that
+        // waited for the running task waited for good.
+        WorkerPool pool = pool(3);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).failFast(true).build());
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        group.submit(() -> {
+            running.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            return "slow";
+        });
+        Latches.pass(running);
+        CountDownLatch fail = new CountDownLatch(1);
+        TaskGroup.Task<String> failing = group.submit(() -> {
+            Latches.pass(fail);
+            throw new java.io.IOException("down");
+        });
+        CountDownLatch inCallback = new CountDownLatch(1);
+        CountDownLatch releaseCallback = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean stoppedInCallback = new java.util.concurrent.atomic.AtomicBoolean();
+        failing.toCompletableFuture().whenComplete((v, e) -> {
+            stoppedInCallback.set(group.isStopped());
+            inCallback.countDown();
+            Latches.pass(releaseCallback);
+        });
+        fail.countDown();
+        try {
+            Latches.pass(inCallback);
+            assertThat(stoppedInCallback.get()).as("the group stopped when the callback ran").isTrue();
+            assertThat(interrupted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("running task interrupted").isTrue();
+            assertThat(group.submit(() -> "late").isCancelled()).as("a later submit").isTrue();
+        } finally {
+            releaseCallback.countDown();
+        }
+    }
+
+    @Test
+    void aCancelledTasksCallback_runsAfterItsInterrupt() throws Exception {
+        // Review helper-167: Task.cancel completed the future (its callbacks run) before it
+        // interrupted the task, so a callback that waited for the task's body to exit waited for good.
+        WorkerPool pool = pool(2);
+        TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch exited = new CountDownLatch(1);
+        TaskGroup.Task<String> task = group.submit(() -> {
+            running.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                // ends
+            } finally {
+                exited.countDown();
+            }
+            return "slow";
+        });
+        Latches.pass(running);
+        java.util.concurrent.atomic.AtomicBoolean exitedInCallback = new java.util.concurrent.atomic.AtomicBoolean();
+        task.toCompletableFuture().whenComplete((v, e) -> {
+            try {
+                exitedInCallback.set(exited.await(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(task.cancel()).isTrue();
+        assertThat(exitedInCallback.get()).as("the body exited while the callback waited").isTrue();
+    }
+
+    @Test
     void getWithTheLongestTimeout_waitsForTheTask() throws Exception {
         // The longest timeout waits as long as the task runs (a deadline computed as now + the
         // timeout wraps, and only differences of such values are meaningful).
