@@ -271,26 +271,15 @@ public final class Pipeline implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        handingOver.set(b);
         try {
+            handingOver.set(b); // in the try: its OutOfMemoryError (a thread's first set) ends the batch too
             workers.execute(b);
         } catch (RuntimeException | Error e) {
             // Refused (no thread could be started), or an Error on the way (OutOfMemoryError): the
             // batch fails at stage 1, so its slot is not held for ever and later batches, await()
             // and close() go on; unless a worker already has it (the pool can throw after handing
             // it over), which runs and ends it: ended twice, it would count twice.
-            boolean ours;
-            lock.lock();
-            try {
-                ours = !b.claimed;
-                if (ours) {
-                    b.claimed = true;
-                    occupied[0]--;
-                    failAndEndLocked(b, 0, e);
-                }
-            } finally {
-                lock.unlock();
-            }
+            boolean ours = failUnclaimed(b, e);
             if (e instanceof RejectedExecutionException) {
                 return !ours; // refused, or refused after a worker took it: admitted then, and it runs
             }
@@ -604,8 +593,33 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * Fails batch {@code b} at stage 1 unless a worker claimed it; true if it was not claimed. For
+     * an error between the batch's admission and its first step, which would otherwise hold its
+     * slot and leave await() and close() waiting for it for ever.
+     */
+    private boolean failUnclaimed(Batch b, Throwable e) {
+        lock.lock();
+        try {
+            if (b.claimed) {
+                return false;
+            }
+            b.claimed = true;
+            occupied[0]--;
+            failAndEndLocked(b, 0, e);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void runBatch(Batch b) {
-        runningBatch.set(b);
+        try {
+            runningBatch.set(b);
+        } catch (Error e) { // out of memory (a thread's first set): before runStages claims it
+            failUnclaimed(b, e);
+            throw e;
+        }
         try {
             runStages(b);
         } finally {

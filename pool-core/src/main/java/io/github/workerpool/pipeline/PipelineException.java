@@ -6,7 +6,8 @@ import java.util.concurrent.ExecutionException;
  * The first failure of a {@link Pipeline}, in batch order: which batch, at which stage, and
  * (as the cause) what its step threw. Other batches that failed too, of those the call waited
  * for, are attached as suppressed exceptions of this type (the pipeline keeps the first
- * {@value Pipeline#FAILURES_KEPT} failures to happen, this one included).
+ * {@value Pipeline#FAILURES_KEPT} failures to happen, in time order: this one, the first in batch
+ * order, need not be among them, and then all of them are attached).
  */
 public final class PipelineException extends ExecutionException {
 

@@ -7,6 +7,8 @@ import io.github.workerpool.PoolListener;
 import io.github.workerpool.TaskEnds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -977,6 +979,50 @@ class PipelineTest {
         assertThat(s.inFlight()).isZero();
         assertThat(s.stages()).allSatisfy(st -> assertThat(st.occupied()).isZero());
         p.close();
+    }
+
+    /** Replaces the pipeline's ThreadLocal {@code field} with one whose first set throws {@code boom}. */
+    private static AtomicBoolean setThrowsOnce(Pipeline p, String field, Error boom) throws Exception {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        java.lang.reflect.Field f = Pipeline.class.getDeclaredField(field);
+        f.setAccessible(true);
+        f.set(p, new ThreadLocal<Object>() {
+            @Override
+            public void set(Object value) {
+                if (armed.compareAndSet(true, false)) {
+                    throw boom;
+                }
+                super.set(value);
+            }
+        });
+        return armed;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "handingOver", "runningBatch" })
+    void anOutOfMemoryErrorBetweenAdmissionAndTheFirstStep_failsTheBatch_andAwaitEnds(String field) throws Exception {
+        // Review helper-167: the submitter's and the worker's ThreadLocal sets (a thread's first
+        // allocates) ran outside the code that fails the batch: admitted and never ended, it held
+        // stage 1 and await() and close() waited for it for ever.
+        Pipeline p = Pipeline.builder().name(Invariants.uniqueName("oom")).concurrency(1, 1).build();
+        OutOfMemoryError boom = new OutOfMemoryError("simulated");
+        AtomicBoolean armed = setThrowsOnce(p, field, boom);
+        AtomicInteger ran = new AtomicInteger();
+        if (field.equals("handingOver")) {
+            assertThatThrownBy(() -> p.submit(ran::incrementAndGet, () -> { })).isSameAs(boom);
+        } else {
+            p.submit(ran::incrementAndGet, () -> { }); // the worker's set throws, not the submit
+        }
+        assertThatThrownBy(() -> p.await(WAIT)).as("await ends, with the failure")
+            .isInstanceOf(PipelineException.class).hasCause(boom);
+        assertThat(armed).as("the set threw where the test meant it to").isFalse();
+        p.close();
+        Pipeline.Stats s = p.stats();
+        assertThat(s.submitted()).isEqualTo(1);
+        assertThat(s.failed()).as(s.toString()).isEqualTo(1);
+        assertThat(s.inFlight()).isZero();
+        assertThat(ran).as("no step ran").hasValue(0);
+        assertThat(s.stages()).allSatisfy(st -> assertThat(st.occupied()).isZero());
     }
 
     @Test
