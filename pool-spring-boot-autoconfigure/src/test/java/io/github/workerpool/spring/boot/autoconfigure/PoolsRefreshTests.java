@@ -579,6 +579,32 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void aValueOfAGroupStartupRefuses_isWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Review helper-168: only the keys and types of pools.events and pools.web-server were
+        // checked on a refresh; a check-interval of 0s or reserved-threads 0 said only "takes a
+        // restart to change", and the next restart failed.
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.events.check-interval", "0s"));
+            assertThat(output).contains("pools.events and pools.web-server: the application runs on, but a restart with "
+                    + "this configuration would fail: ")
+                .contains("pools.events.check-interval");
+            refresh(context, Map.of("pools.web-server.pool", "mail", "pools.web-server.reserved-threads", "0"));
+            assertThat(output).contains("a restart with this configuration would fail: ")
+                .contains("Set pools.web-server.reserved-threads to 1 or more");
+        });
+    }
+
+    @Test
+    void aValueOfAGroupThatIsNotRead_isNotJudged_asAtStartup(CapturedOutput output) {
+        this.runner.run((context) -> {
+            refresh(context, Map.of("pools.events.enabled", "false", "pools.events.check-interval", "0s",
+                    "pools.web-server.reserved-threads", "0"));
+            assertThat(output).contains("pools.events.* take a restart to change")
+                .doesNotContain("a restart with this configuration would fail");
+        });
+    }
+
+    @Test
     void anInstanceAddedUnderAReservedNameIsWarnedThatARestartWouldFail(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.instances.taskScheduler.capacity", "2", "pools.instances.reports.capacity", "2"));

@@ -77,11 +77,11 @@ public class PoolEventsProperties {
     }
 
     /**
-     * Checks the durations.
+     * Checks the durations (at startup, and on a refresh to warn that a restart would fail).
      * @throws PoolConfigurationException naming the property, if one is negative or the check
      *         interval is not positive
      */
-    void check() {
+    public void check() {
         if (this.checkInterval == null || this.checkInterval.isNegative() || this.checkInterval.isZero()) {
             throw invalid("check-interval", this.checkInterval, "must be a positive duration",
                     "set it to a positive duration such as 1s");

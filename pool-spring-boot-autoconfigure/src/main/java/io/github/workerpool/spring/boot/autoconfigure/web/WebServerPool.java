@@ -112,18 +112,7 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
     static WebServerPool resolve(WebServerPoolProperties properties, ListableBeanFactory beanFactory,
             Set<String> instances, WebServerKind server, int maxConnections, AdaptiveMinimum adaptiveMinimum) {
         String name = properties.getPool();
-        if (properties.getReservedThreads() < 1) {
-            throw new PoolConfigurationException(RESERVED_PROPERTY, properties.getReservedThreads(),
-                    "at least one thread must be kept for the connector, to answer 503s when the application "
-                            + "holds the others",
-                    "Set " + RESERVED_PROPERTY + " to 1 or more (the default is 2).");
-        }
-        Duration retryAfter = properties.getRetryAfter();
-        if (retryAfter == null || retryAfter.isNegative()) {
-            throw new PoolConfigurationException("pools.web-server.retry-after", retryAfter,
-                    "the Retry-After of a 503 cannot be negative",
-                    "Set pools.web-server.retry-after to 0s or more, such as 1s.");
-        }
+        properties.check();
         List<String> pools = Arrays.asList(beanFactory.getBeanNamesForType(Pool.class, false, false));
         if (!pools.contains(name)) { // another spelling of a key of pools.instances: the pool's alias
             for (String pool : pools) {

@@ -2,6 +2,8 @@ package io.github.workerpool.spring.boot.autoconfigure.web;
 
 import java.time.Duration;
 
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -59,6 +61,25 @@ public class WebServerPoolProperties {
     /** Sets the Retry-After of a 503. */
     public void setRetryAfter(Duration retryAfter) {
         this.retryAfter = retryAfter;
+    }
+
+    /**
+     * Checks the values of their own (at startup, and on a refresh to warn that a restart would
+     * fail); the pool they name is checked where the web server starts.
+     * @throws PoolConfigurationException naming the property, the value and the fix
+     */
+    public void check() {
+        if (this.reservedThreads < 1) {
+            throw new PoolConfigurationException(WebServerPool.RESERVED_PROPERTY, this.reservedThreads,
+                    "at least one thread must be kept for the connector, to answer 503s when the application "
+                            + "holds the others",
+                    "Set " + WebServerPool.RESERVED_PROPERTY + " to 1 or more (the default is 2).");
+        }
+        if (this.retryAfter == null || this.retryAfter.isNegative()) {
+            throw new PoolConfigurationException("pools.web-server.retry-after", this.retryAfter,
+                    "the Retry-After of a 503 cannot be negative",
+                    "Set pools.web-server.retry-after to 0s or more, such as 1s.");
+        }
     }
 
 }
