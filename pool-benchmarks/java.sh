@@ -7,8 +7,9 @@ elif [[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
 else
   java=java
 fi
-# For a script whose rows need virtual threads (matrix17.sh): a JDK 17 in $JAVA_HOME would leave
-# them out of the run without a word (review helper-165). ab.sh and the others run on any JDK.
+# For a script whose rows need virtual threads (matrix17.sh, run.sh: every default peer list has a
+# virtual-thread peer): a JDK 17 in $JAVA_HOME would leave them out of the run without a word, or
+# stop it at the first (review helper-165, 169).
 require_java21() {
   local feature
   feature=$("$java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}' | tr -d ' ')

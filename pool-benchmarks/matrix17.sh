@@ -36,7 +36,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 source "$here/java.sh"
-require_java21
 
 report() {
   CHART_DIR="$here" python3 - "$1" <<'PY'
@@ -205,6 +204,7 @@ if [[ "${1:-}" == "--report" ]]; then
   report "$2"
   exit 0
 fi
+require_java21 # after --report, which only reads saved JSON (review helper-169)
 
 qm=(-f 3 -wi 2 -w 1s -i 3 -r 1s)
 close_rounds=3

@@ -15,6 +15,7 @@ if [[ ! -f "$jar" ]]; then
   exit 1
 fi
 source "$here/java.sh"
+require_java21 # the default peer lists have virtual-thread peers, and -foe stops at the first error
 mode=full
 if [[ "${1:-}" == "--quick" ]]; then
   mode=quick

@@ -85,7 +85,7 @@ class PoolsEndpointSecurityIntegrationTests {
     @Nested
     @SpringBootTest(classes = { SecuredApplication.class, ReadmeSecurityConfiguration.class },
             webEnvironment = WebEnvironment.RANDOM_PORT, properties = { PROPERTIES,
-                    "management.endpoints.web.exposure.include=health,pools,env" })
+                    "management.endpoints.web.exposure.include=health,pools,env,prometheus" })
     class WithTheReadmeRules {
 
         @LocalServerPort
@@ -106,6 +106,7 @@ class PoolsEndpointSecurityIntegrationTests {
             assertThat(anonymous.get("/actuator/pools")).isEqualTo(200);
             assertThat(anonymous.get("/actuator/pools/mail")).isEqualTo(200);
             assertThat(anonymous.get("/actuator/health")).isEqualTo(200);
+            assertThat(anonymous.get("/actuator/prometheus")).as("Prometheus scrapes without a login").isEqualTo(200);
             // Found by a review: the README opened every exposed endpoint's reads (env, heapdump...).
             assertThat(anonymous.get("/actuator/env")).isEqualTo(401);
             assertThat(ops.get("/actuator/env")).isEqualTo(200);
@@ -151,7 +152,7 @@ class PoolsEndpointSecurityIntegrationTests {
             return http.securityMatcher(EndpointRequest.toAnyEndpoint())
                 .authorizeHttpRequests((requests) -> requests
                     .requestMatchers(HttpMethod.GET, "/actuator/pools", "/actuator/pools/*",
-                            "/actuator/health", "/actuator/health/**").permitAll()
+                            "/actuator/health", "/actuator/health/**", "/actuator/prometheus").permitAll()
                     .anyRequest().hasRole("OPS"))
                 .httpBasic(Customizer.withDefaults())
                 .csrf((csrf) -> csrf.disable())    // curl and scripts send no CSRF token
