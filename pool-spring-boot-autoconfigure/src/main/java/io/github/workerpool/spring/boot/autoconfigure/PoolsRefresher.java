@@ -244,10 +244,14 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 missingPoolFailure("pools.default-pool", properties.getDefaultPool(), properties));
         tellRestartFailure("pools.propagate-context",
                 failure(() -> PoolsRegistrar.checkContextPropagation(properties, classLoader())));
-        tellRestartFailure("pools.events and pools.web-server",
-                failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment)));
-        tellRestartFailure("pools.web-server.pool", missingPoolFailure("pools.web-server.pool",
-                PoolsPropertiesBinding.webServerPool(this.environment), properties));
+        String groups = failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment));
+        tellRestartFailure("pools.events and pools.web-server", groups);
+        String webServerPool = missingPoolFailure("pools.web-server.pool",
+                PoolsPropertiesBinding.webServerPool(this.environment), properties);
+        tellRestartFailure("pools.web-server.pool", webServerPool);
+        // The web server's own rules on the pool the values name (helper-168), once the two above pass.
+        tellRestartFailure("pools.web-server",
+                (groups == null && webServerPool == null) ? this.webServerGuard.restartFailure() : null);
         // By value too (helper-140): a placeholder's key or an environment variable's form changes them as well.
         Map<ConfigurationPropertyName, String> webServer = PoolsPropertiesBinding.values(WEB_SERVER, this.environment);
         if (!webServer.equals(this.webServer)) {

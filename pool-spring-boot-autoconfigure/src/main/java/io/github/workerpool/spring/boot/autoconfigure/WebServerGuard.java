@@ -42,6 +42,14 @@ interface WebServerGuard {
     }
 
     /**
+     * Why a restart with the environment's {@code pools.web-server} values would fail, judged on
+     * the pools as they run now; null if it would not.
+     */
+    default @Nullable String restartFailure() {
+        return null;
+    }
+
+    /**
      * The web server pool's rules: adaptive sizing's from {@code pools.web-server.*} (read at
      * startup, as they are), the options' from the web server's pool bean, which checks them as
      * startup did.
@@ -81,6 +89,11 @@ interface WebServerGuard {
                 // BiFunction (pool name, options) -> refusal or null.
                 return ((BiFunction<String, PoolConfig, String>) beanFactory
                     .getBean(WebServerPoolAutoConfiguration.WEB_SERVER_POOL_BEAN_NAME)).apply(pool, next);
+            }
+
+            @Override
+            public @Nullable String restartFailure() {
+                return WebServerPoolAutoConfiguration.restartFailure(environment, beanFactory);
             }
 
         };

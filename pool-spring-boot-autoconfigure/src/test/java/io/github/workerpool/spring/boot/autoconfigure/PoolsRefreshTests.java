@@ -595,6 +595,31 @@ class PoolsRefreshTests {
     }
 
     @Test
+    void webServerValuesThatBreakItsRulesOnThePoolTheyName_areWarnedThatARestartWouldFail(CapturedOutput output) {
+        // Review helper-168: reserved-threads raised to the pool's capacity, or the web server put
+        // on a nonblocking pool, said only "takes a restart to change"; the next restart failed.
+        new org.springframework.boot.test.context.runner.WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PoolsAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+                    io.github.workerpool.spring.boot.autoconfigure.web.WebServerPoolAutoConfiguration.class))
+            .withPropertyValues("pools.web-server.pool=web", "pools.instances.web.capacity=4",
+                    "pools.instances.web.queue-capacity=" + Integer.MAX_VALUE, "pools.instances.fast.capacity=8",
+                    "pools.instances.fast.nonblocking=true", "pools.instances.fast.queue-capacity=" + Integer.MAX_VALUE)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                refresh(context, Map.of("pools.web-server.reserved-threads", "3"));
+                assertThat(output).as("3 of 4 kept: one left for requests").doesNotContain("would fail");
+                refresh(context, Map.of("pools.web-server.reserved-threads", "4"));
+                assertThat(output).contains("pools.web-server: the application runs on, but a restart with this "
+                        + "configuration would fail: ")
+                    .contains("pool 'web' has capacity 4, which leaves no thread for requests beyond the 4 kept");
+                refresh(context, Map.of("pools.web-server.pool", "fast"));
+                assertThat(output).contains("pool 'fast' is nonblocking");
+                refresh(context, Map.of("pools.web-server.pool", "web"));
+                assertThat(output).contains("pools.web-server.* take a restart to change");
+            });
+    }
+
+    @Test
     void aValueOfAGroupThatIsNotRead_isNotJudged_asAtStartup(CapturedOutput output) {
         this.runner.run((context) -> {
             refresh(context, Map.of("pools.events.enabled", "false", "pools.events.check-interval", "0s",
@@ -815,7 +840,8 @@ class PoolsRefreshTests {
     }
 
     /** Puts the values in front of every other source and publishes the event for their keys. */
-    private static void refresh(AssertableApplicationContext context, Map<String, Object> values) {
+    private static void refresh(org.springframework.context.ConfigurableApplicationContext context,
+            Map<String, Object> values) {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("refreshed", values));
         context.publishEvent(new EnvironmentChangeEvent(context, values.keySet()));
     }

@@ -239,6 +239,15 @@ final class WebServerPool implements BiFunction<String, PoolConfig, String> {
     }
 
     /**
+     * Checks {@code next}, made by {@link #resolve} from the values a refresh brought, with this
+     * pool's connectors, as a restart would once it made them.
+     * @throws PoolConfigurationException naming the property, the value and the fix
+     */
+    void checkWithConnectorsOf(WebServerPool next) {
+        next.connectors(this.maxConnections, this.limitedBy, this.connectionsFix, this.http2Streams);
+    }
+
+    /**
      * The first rule the pool's options break now, as a sentence with its fix, or null: a live
      * change can break what was checked at startup.
      */

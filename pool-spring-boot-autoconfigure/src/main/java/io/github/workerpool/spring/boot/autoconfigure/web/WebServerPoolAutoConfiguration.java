@@ -10,6 +10,7 @@ import io.github.workerpool.spring.boot.autoconfigure.PoolsAutoConfiguration;
 import io.github.workerpool.spring.boot.autoconfigure.PoolsProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
@@ -91,6 +92,40 @@ public final class WebServerPoolAutoConfiguration {
                                 + pool.reservedThreads() + " " + WebServerPool.RESERVED_PROPERTY + "), the others get a 503"));
         warnIfDefaultPool(beanFactory, pools.getDefaultPool(), pool);
         return pool;
+    }
+
+    /**
+     * Why a restart with the environment's {@code pools.web-server} values would fail, judged as
+     * startup judges them on the pools as they run now (a refresh warns with it: those values take
+     * a restart, and raising reserved-threads to the pool's capacity, or naming a nonblocking pool,
+     * would fail the next one); null if it would not, or where the web server runs on no pool.
+     * The refresh's, not API.
+     */
+    public static @Nullable String restartFailure(Environment environment, ListableBeanFactory beanFactory) {
+        if (!beanFactory.containsBean(WEB_SERVER_POOL_BEAN_NAME)) {
+            return null;
+        }
+        WebServerPool running = beanFactory.getBean(WEB_SERVER_POOL_BEAN_NAME, WebServerPool.class);
+        try {
+            WebServerPoolProperties properties = properties(environment);
+            if (properties.getPool() == null || "false".equalsIgnoreCase(properties.getPool())) {
+                return null; // off: the refresh says that takes a restart
+            }
+            PoolsProperties pools = Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class))
+                .orElseGet(PoolsProperties::new);
+            WebServerKind server = running.server();
+            int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
+                    server.defaultMaxConnections());
+            running.checkWithConnectorsOf(WebServerPool.resolve(properties, beanFactory,
+                    pools.getInstances().keySet(), server, maxConnections, adaptiveMinimum(pools, properties.getPool())));
+            return null;
+        }
+        catch (PoolConfigurationException ex) {
+            return ex.getMessage() + " (" + ex.getAction() + ")";
+        }
+        catch (RuntimeException ex) {
+            return null; // a value that cannot be bound: the refresh warns of it on its own
+        }
     }
 
     /**
