@@ -41,7 +41,8 @@
     { name: 'maxBlockingTasks', kind: 'int', hint: '0 = no limit' },
     { name: 'nonblocking', kind: 'bool' },
     { name: 'disablePurge', kind: 'bool' },
-    { name: 'expiry', kind: 'duration', hint: 'e.g. 30s' },
+    // Never none: idle workers are kept for ever with disablePurge (the endpoint refuses "none").
+    { name: 'expiry', kind: 'duration', hint: 'e.g. 30s', required: true },
     { name: 'blockingTimeout', kind: 'duration', hint: 'e.g. 2s; empty = none' },
     { name: 'queueTimeout', kind: 'duration', hint: 'e.g. 500ms; empty = none' },
     { name: 'runTimeout', kind: 'duration', hint: 'e.g. 10s; empty = none' },
@@ -439,6 +440,14 @@
           say(name, 'nothing changed', true);
           return;
         }
+        var emptied = OPTIONS.filter(function (option) {
+          return option.required && body[option.name] === 'none';
+        })[0];
+        if (emptied) {
+          say(name, emptied.name + ' needs a duration, such as 30s: idle workers stop after it (to keep them, '
+            + 'check disablePurge)', false);
+          return;
+        }
         var bare = bareDuration(body);
         if (bare) {
           say(name, bare + ' ' + body[bare] + ' has no unit: write ' + body[bare] + 's, ' + body[bare] + 'ms or '
@@ -548,7 +557,7 @@
               class: 'wp-input',
               'data-option': option.name,
               value: form.values[option.name],
-              placeholder: option.kind === 'duration' ? 'none' : '',
+              placeholder: option.kind === 'duration' && !option.required ? 'none' : '',
               onInput: function (event) {
                 form.values[option.name] = event.target.value;
               },

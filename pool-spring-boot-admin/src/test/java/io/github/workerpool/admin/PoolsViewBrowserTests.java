@@ -703,7 +703,16 @@ class PoolsViewBrowserTests {
             wait.until((d) -> field(d.findElement(pool("mail")), "message").getText()
                 .equals("runTimeout 10 has no unit: write 10s, 10ms or 10m (a bare number would be milliseconds)"));
             assertThat(tunes).as("nothing sent").isEmpty();
+            // Review helper-172: an emptied expiry was sent as "none", which the endpoint refuses
+            // with advice for an API body ({"disablePurge": true}), not for the form.
             option(this.browser.findElement(pool("mail")), "runTimeout", "");
+            option(this.browser.findElement(pool("mail")), "expiry", "");
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
+            wait.until((d) -> field(d.findElement(pool("mail")), "message").getText()
+                .equals("expiry needs a duration, such as 30s: idle workers stop after it (to keep them, check disablePurge)"));
+            assertThat(tunes).as("nothing sent").isEmpty();
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=cancel]")));
+            click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=tune]")));
             option(this.browser.findElement(pool("mail")), "capacity", "9");
             click(this.browser.findElement(pool("mail")).findElement(By.cssSelector("[data-action=apply]")));
             wait.until((d) -> field(d.findElement(pool("mail")), "message").getText().equals("tuned: capacity 7 (asked 9)"));
