@@ -36,6 +36,10 @@ CREATE TABLE IF NOT EXISTS etl_checkpoint (
     updated_at TIMESTAMP   NOT NULL
 );
 
+-- Why the last run failed (state FAILED), shown again after a restart; added to databases made
+-- before it had the column.
+ALTER TABLE etl_checkpoint ADD COLUMN IF NOT EXISTS error VARCHAR(1000);
+
 -- One row per checkpointed batch, saved in the same transaction as the checkpoint; the keys make
 -- a batch saved twice an error, and the ranges prove none was skipped.
 CREATE TABLE IF NOT EXISTS etl_batch (

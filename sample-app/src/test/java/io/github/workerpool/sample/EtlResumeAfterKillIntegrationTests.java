@@ -129,6 +129,13 @@ class EtlResumeAfterKillIntegrationTests {
                 (p) -> !p.get("state").asString().equals("RUNNING"));
         assertThat(failed.get("state").asString()).as(failed.toString()).isEqualTo("FAILED");
         assertThat(failed.get("error").asString()).startsWith("batch 53 failed in stage analyse");
+        // Review helper-163: after a restart the job read FAILED with no error.
+        second.close();
+        this.contexts.remove(second);
+        ConfigurableApplicationContext third = start();
+        JsonNode again = http(third).get("/etl/progress").json();
+        assertThat(again.get("state").asString()).isEqualTo("FAILED");
+        assertThat(again.get("error").asString()).isEqualTo(failed.get("error").asString());
     }
 
     @Test

@@ -109,6 +109,9 @@ public class EtlJob implements DisposableBean {
             case STOPPED, RUNNING -> State.STOPPED;
             case IDLE -> State.IDLE;
         };
+        if (this.state == State.FAILED) {
+            this.error = checkpoint.error(); // shown again after a restart (helper-163)
+        }
     }
 
     private Pipeline newPipeline() {
@@ -330,7 +333,7 @@ public class EtlJob implements DisposableBean {
             else if (failure != null) {
                 this.error = failure;
                 this.state = State.FAILED;
-                this.checkpoint.state(JdbcCheckpoint.State.FAILED);
+                this.checkpoint.state(JdbcCheckpoint.State.FAILED, failure);
             }
             else if (end) {
                 this.state = State.DONE;

@@ -76,11 +76,32 @@ class JdbcCheckpoint implements Checkpoint<EtlCheckpoint> {
 
     /** Records the job's state, creating the checkpoint row on first use. */
     void state(State state) {
-        this.jdbc.update("MERGE INTO etl_checkpoint c USING (VALUES (?, ?, ?)) AS v(job, state, now) ON c.job = v.job "
-                + "WHEN MATCHED THEN UPDATE SET c.state = v.state, c.updated_at = v.now "
-                + "WHEN NOT MATCHED THEN INSERT (job, last_id, batches, rows_done, state, updated_at) "
-                + "VALUES (v.job, 0, 0, 0, v.state, v.now)", JOB, state.name(), Timestamp.from(Instant.now()));
+        state(state, null);
     }
+
+    /**
+     * Records the job's state and, for FAILED, why (the first 1,000 characters), so that a
+     * restart shows it again; any other state clears it.
+     */
+    void state(State state, String error) {
+        String kept = (error != null && error.length() > ERROR_LENGTH) ? error.substring(0, ERROR_LENGTH) : error;
+        this.jdbc.update("MERGE INTO etl_checkpoint c USING (VALUES (?, ?, ?, ?)) AS v(job, state, now, error) "
+                + "ON c.job = v.job "
+                + "WHEN MATCHED THEN UPDATE SET c.state = v.state, c.updated_at = v.now, c.error = v.error "
+                + "WHEN NOT MATCHED THEN INSERT (job, last_id, batches, rows_done, state, updated_at, error) "
+                + "VALUES (v.job, 0, 0, 0, v.state, v.now, v.error)", JOB, state.name(), Timestamp.from(Instant.now()),
+                (state == State.FAILED) ? kept : null);
+    }
+
+    /** Why the last run failed, if the recorded state is FAILED; else null. */
+    String error() {
+        List<String> errors = this.jdbc.queryForList("SELECT error FROM etl_checkpoint WHERE job = ? AND state = ?",
+                String.class, JOB, State.FAILED.name());
+        return errors.isEmpty() ? null : errors.get(0);
+    }
+
+    /** The length of the error column. */
+    private static final int ERROR_LENGTH = 1000;
 
     /** Forgets all progress and results, to run the job again from the first review. */
     void reset() {
