@@ -345,32 +345,7 @@ final class Invocations {
         volatile boolean succeeded;
 
         Runnable queueing(RunnableFuture<T> task) {
-            // Set once the wrapper, past its own cancelled check, is about to run the task: a cancel
-            // that reads it unset finds the task unrun (cancelled here, the task then does nothing).
-            AtomicBoolean started = new AtomicBoolean();
-            return new FutureTask<Void>(() -> {
-                started.set(true);
-                task.run();
-            }, null) {
-                @Override
-                protected void done() {
-                    if (isCancelled() && !started.get()) {
-                        // The wrapper was cancelled unrun (a future shutdownNow() returned, which
-                        // SpringPool's forced stop cancels): the caller would take the task and wait
-                        // in its get() for ever. Ended with it, the call tries the next or fails. A
-                        // wrapper cancelled while its task runs leaves the task to end as it ends.
-                        task.cancel(false);
-                    }
-                    queue.add(task);
-                    if (succeededNormally(task)) {
-                        succeeded = true;
-                        Deadline d = submitting;
-                        if (d != null) {
-                            d.stopNow(); // a failure keeps the submit waiting: the call needs the next task then
-                        }
-                    }
-                }
-            };
+            return new Queueing<>(task, this);
         }
 
         private static boolean succeededNormally(Future<?> task) {
@@ -382,6 +357,74 @@ final class Invocations {
                 return true;
             } catch (ExecutionException | InterruptedException | RuntimeException e) {
                 return false;
+            }
+        }
+    }
+
+    /**
+     * The wrapper an invokeAny task runs in: when it ends, its task goes on the call's queue (as
+     * ExecutorCompletionService's wrapper does), and a success ends the caller's wait to submit.
+     */
+    static final class Queueing<T> extends FutureTask<Void> {
+
+        private final RunnableFuture<T> task;
+
+        private final Completions<T> completions;
+
+        /**
+         * Claimed once: by the run, about to run the task, or by a cancel or failUnrun that finds
+         * the task unrun (the task then does nothing, and ends with them).
+         */
+        private final AtomicBoolean started;
+
+        private Queueing(RunnableFuture<T> task, Completions<T> completions) {
+            this(task, completions, new AtomicBoolean());
+        }
+
+        private Queueing(RunnableFuture<T> task, Completions<T> completions, AtomicBoolean started) {
+            super(() -> {
+                if (started.compareAndSet(false, true)) {
+                    task.run();
+                }
+            }, null);
+            this.task = task;
+            this.completions = completions;
+            this.started = started;
+        }
+
+        /**
+         * A decorator's wrapper threw before it ran this (WorkerPool.runTaskFully): the task ends
+         * with that failure and the call tries the next one or fails, instead of waiting for it
+         * for ever (helper-170). Nothing if it has run, or is running.
+         */
+        void failUnrun(Throwable failure) {
+            if (!this.started.compareAndSet(false, true)) {
+                return;
+            }
+            if (this.task instanceof WorkerPool.PoolFuture<?> future) {
+                future.failUnrun(failure);
+            } else {
+                this.task.cancel(false);
+            }
+            setException(failure);
+        }
+
+        @Override
+        protected void done() {
+            if (isCancelled() && this.started.compareAndSet(false, true)) {
+                // The wrapper was cancelled unrun (a future shutdownNow() returned, which
+                // SpringPool's forced stop cancels): the caller would take the task and wait
+                // in its get() for ever. Ended with it, the call tries the next or fails. A
+                // wrapper cancelled while its task runs leaves the task to end as it ends.
+                this.task.cancel(false);
+            }
+            this.completions.queue.add(this.task);
+            if (Completions.succeededNormally(this.task)) {
+                this.completions.succeeded = true;
+                Deadline d = this.completions.submitting;
+                if (d != null) {
+                    d.stopNow(); // a failure keeps the submit waiting: the call needs the next task then
+                }
             }
         }
     }

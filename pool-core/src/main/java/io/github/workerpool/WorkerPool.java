@@ -988,6 +988,8 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
                 // The decorator's wrapper threw without running the task (or before it ended): its
                 // future ends with that failure, instead of never (get() waited for ever).
                 ((PoolFuture<?>) original).failUnrun(failure);
+            } else if (original instanceof Invocations.Queueing && task instanceof Decorated) {
+                ((Invocations.Queueing<?>) original).failUnrun(failure); // an invokeAny's (helper-170)
             }
         }
         Throwable outcome = settle(w, failure);
@@ -2362,8 +2364,8 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
          * security, tracing) can travel with it; default none. The wrapper runs the task on the
          * worker's thread. One that throws without having run it ends the future of a task given
          * to {@code submit} or {@code invokeAll}, or a {@link TaskGroup}'s task, with that
-         * failure; a task whose future the pool cannot see into (an
-         * {@code ExecutorCompletionService}'s, so {@code invokeAny}'s, or
+         * failure, and {@code invokeAny} goes on to its next task; a task whose future the pool
+         * cannot see into (an {@code ExecutorCompletionService}'s, or
          * {@code CompletableFuture.runAsync}'s) is then never run and its future never ends, as
          * with {@code ThreadPoolExecutor}: keep wrappers from throwing.
          */

@@ -15,6 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -818,6 +820,32 @@ class WorkerPoolTest extends PoolTestSupport {
                 .hasCause(noContext);
         awaitUntil("counted as failed", () -> pool.stats().failed() == 1);
         assertThat(pool.stats().completed()).isZero();
+    }
+
+    @Test
+    void aDecoratorsWrapperThatThrowsBeforeTheTask_failsAnInvokeAny_insteadOfLeavingItWaiting() throws Exception {
+        // Review helper-170: invokeAny's own wrapper was no future the pool could see into, so it
+        // never ended: the untimed call waited for ever, a timed one threw TimeoutException.
+        IllegalStateException noContext = new IllegalStateException("no request context here");
+        AtomicInteger wrapped = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean allThrow = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkerPool pool = pool(WorkerPool.builder().capacity(1).panicHandler((t) -> { }).taskDecorator((task) -> () -> {
+            if (wrapped.incrementAndGet() == 1 || allThrow.get()) {
+                throw noContext; // the first task's: the call goes on to the next
+            }
+            task.run();
+        }));
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> any = caller.submit(() -> pool.invokeAny(List.of(() -> "first", () -> "second")));
+            assertThat(any.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+            allThrow.set(true);
+            Future<String> none = caller.submit(() -> pool.invokeAny(List.of(() -> "x")));
+            assertThatThrownBy(() -> none.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(ExecutionException.class).hasCause(noContext);
+        } finally {
+            caller.shutdownNow();
+        }
     }
 
     @Test
