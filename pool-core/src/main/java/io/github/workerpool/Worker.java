@@ -24,6 +24,7 @@ final class Worker implements Runnable {
     private static final VarHandle FAILED;
     private static final VarHandle CANCELLED;
     private static final VarHandle POLLED;
+    private static final VarHandle FIRST_TASK;
 
     static {
         try {
@@ -32,6 +33,7 @@ final class Worker implements Runnable {
             FAILED = l.findVarHandle(Worker.class, "failed", long.class);
             CANCELLED = l.findVarHandle(Worker.class, "cancelled", long.class);
             POLLED = l.findVarHandle(Worker.class, "polled", long.class);
+            FIRST_TASK = l.findVarHandle(Worker.class, "firstTask", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -40,7 +42,17 @@ final class Worker implements Runnable {
     final WorkerPool pool;
     /** Volatile: a virtual worker's thread changes when it moves to a new one (WorkerPool.moveToNewThread). */
     volatile Thread thread;
+    /**
+     * The task the worker starts with (or runs first on the thread it moves to). Taken once, by
+     * {@link #takeFirstTask()}: the thread, or the starter whose {@code Thread.start()} threw,
+     * which cannot tell whether the thread started after all (helper-170: both ran it).
+     */
     Object firstTask;
+
+    /** Takes the first task, once: null if it had none or the other side took it. */
+    Object takeFirstTask() {
+        return FIRST_TASK.getAndSet(this, (Object) null);
+    }
 
     volatile Object slot;
     volatile boolean parked;

@@ -166,6 +166,32 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
         awaitUntil("every task counted", () -> pool.stats().completed() == n);
     }
 
+    @Test
+    void virtualWorker_whoseNewThreadsStartThrowsAfterStartingIt_runsTheTaskOnce() throws Exception {
+        // Review helper-170: the move took a start() that threw as "not moved" and ran the task on
+        // the old thread, while the new one, started after all, ran it too.
+        ThreadFactory virtual = Threads.virtual("twice");
+        AtomicInteger made = new AtomicInteger();
+        ThreadFactory startThrows = r -> made.incrementAndGet() == 2 ? new Thread(r) {
+            @Override
+            public synchronized void start() {
+                super.start();
+                throw new IllegalStateException("registered nowhere");
+            }
+        } : virtual.newThread(r);
+        WorkerPool.Settings s = WorkerPool.builder().name("twice").capacity(1).virtualThreads(true).settings();
+        WorkerPool pool = track(new WorkerPool(new WorkerPool.Settings(s.config(), startThrows, s.panicHandler(),
+                s.taskDecorator(), s.listeners(), s.spinNanos(), s.clock()), null, null));
+        int n = WorkerPool.FIRST_MOVE_AFTER * 4;
+        AtomicInteger runs = new AtomicInteger();
+        for (int i = 0; i < n; i++) {
+            pool.submit(runs::incrementAndGet).get(10, TimeUnit.SECONDS);
+        }
+        assertThat(made.get()).as("the move was tried").isGreaterThanOrEqualTo(2);
+        awaitUntil("every task counted", () -> pool.stats().completed() == n);
+        assertThat(runs).hasValue(n);
+    }
+
     /** Fills the pool, lets every worker go idle, then runs ten times as many tasks on at most as many workers. */
     private void assertIdleWorkersAreReused(WorkerPool pool, int capacity) throws InterruptedException {
         CountDownLatch gate = occupy(pool, capacity);

@@ -849,6 +849,37 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aThreadWhoseStartThrowsAfterStartingIt_runsItsTaskOnce() throws Exception {
+        // Review helper-170: start() threw after the thread had started (a factory's Thread that
+        // registers itself after super.start(), say); the pool took that as "not started" and gave
+        // the task to another worker, while the thread ran it too: run twice, counts off by one.
+        List<Thread> made = new CopyOnWriteArrayList<>();
+        java.util.concurrent.ThreadFactory factory = (r) -> {
+            Thread t = made.isEmpty() ? new Thread(r) {
+                @Override
+                public synchronized void start() {
+                    super.start();
+                    throw new IllegalStateException("registered nowhere");
+                }
+            } : new Thread(r);
+            made.add(t);
+            return t;
+        };
+        WorkerPool pool = WorkerPool.builder().name(Invariants.uniqueName("start")).capacity(2)
+            .threadFactory(factory).build();
+        AtomicInteger runs = new AtomicInteger();
+        pool.execute(runs::incrementAndGet);
+        pool.shutdown();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        for (Thread t : made) {
+            t.join(10_000);
+        }
+        assertThat(runs).hasValue(1);
+        PoolStats s = pool.stats();
+        assertThat(s.completed()).as(s.toString()).isEqualTo(s.submitted());
+    }
+
+    @Test
     void taskDecorator_wrapsOnTheSubmittingThread() throws Exception {
         ThreadLocal<String> context = new ThreadLocal<>();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).taskDecorator(task -> {
