@@ -13,6 +13,8 @@ import org.eclipse.jetty.util.component.Container;
 import org.eclipse.jetty.util.component.ContainerLifeCycle;
 import org.eclipse.jetty.util.component.LifeCycle;
 
+import io.github.workerpool.spring.boot.autoconfigure.PoolConfigurationException;
+
 import org.springframework.boot.jetty.ConfigurableJettyWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.core.Ordered;
@@ -48,6 +50,18 @@ final class JettyWebServerPoolCustomizer
         factory.setThreadPool(threadPool);
         LifeCycle.Listener threadsListener = threadPool.connectorStartListener();
         factory.addServerCustomizers((server) -> {
+            if (server.getThreadPool() != threadPool) {
+                // An application's customizer ordered after this one (unordered ones are) set a
+                // thread pool of its own: requests would run there, while the admission filter
+                // still counted them against this pool (helper-171: 503s with its threads idle).
+                throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, this.pool.name(),
+                        "Jetty's thread pool was replaced by a " + server.getThreadPool().getClass().getName()
+                                + " (a WebServerFactoryCustomizer that calls setThreadPool after the starter's, order "
+                                + ORDER + "), so requests would not run on pool '" + this.pool.name()
+                                + "', while its admission filter counts them against it",
+                        "Remove that setThreadPool call and size the pool under pools.instances." + this.pool.name()
+                                + ", or remove " + WebServerPool.POOL_PROPERTY + " to keep Jetty's own threads.");
+            }
             LifeCycle.Listener startListener = new LifeCycle.Listener() {
 
                 @Override

@@ -47,6 +47,32 @@ class JettyWebServerPoolStartupTests {
     }
 
     @Test
+    void anApplicationsCustomizerThatReplacesJettysThreadPool_failsStartupNamingTheFix(CapturedOutput output) {
+        // Review helper-171: an unordered customizer runs after the starter's; its QueuedThreadPool
+        // ran the requests while the admission filter counted them against the pool (503s with
+        // its own threads idle).
+        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(WebServerPoolTestApplication.class,
+                OwnThreadPool.class)
+            .properties("server.address=127.0.0.1", "server.port=0", "spring.jmx.enabled=false",
+                    "pools.instances.http.capacity=6", "pools.instances.http.queue-capacity=2147483647",
+                    "pools.web-server.pool=http")
+            .run());
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("Jetty's thread pool was replaced by a org.eclipse.jetty.util.thread.QueuedThreadPool")
+            .contains("Remove that setThreadPool call");
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class OwnThreadPool {
+
+        @org.springframework.context.annotation.Bean
+        org.springframework.boot.web.server.WebServerFactoryCustomizer<org.springframework.boot.jetty.ConfigurableJettyWebServerFactory> ownThreadPool() {
+            return (factory) -> factory.setThreadPool(new org.eclipse.jetty.util.thread.QueuedThreadPool(50));
+        }
+
+    }
+
+    @Test
     void aLiveTuneToABoundedQueue_withNoConnectionLimitAtAll_namesTheProperty() {
         // Review (session 34): with no limit at all, the connector-start check said the property
         // "does not limit connector 0" and sent the user to a JettyServerCustomizer; setting
