@@ -19,7 +19,7 @@ final class JettyPoolThreadPool implements ThreadPool {
      * on a connection, an async dispatch, AsyncContext.start), and also each connector's acceptors
      * and selectors, tasks that run until the connector stops. On the pool those would hold
      * threads for ever: the pool would never be quiet, its counts and timers would carry tasks
-     * that never end, a run timeout would interrupt them, and a tune below them would stop the
+     * that never end, every one would count as past a run timeout, and a tune below them would stop the
      * server. So they get threads of their own, named <pool>-connector-N, as a QueuedThreadPool's
      * threads would be leased to them (ThreadPoolBudget); the pool keeps only the request work,
      * and its admission rule (capacity - reserved-threads) is the same as on Tomcat.
