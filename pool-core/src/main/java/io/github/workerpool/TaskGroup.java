@@ -613,6 +613,24 @@ public final class TaskGroup<R> {
     }
 
     private int stop(boolean byDeadline) {
+        List<Task<R>> cancelledNow = stopBeforeCallbacks(byDeadline);
+        completeCancelled(cancelledNow);
+        return cancelledNow.size();
+    }
+
+    /** The cancelled tasks' own futures, whose callbacks run here: last, after every interrupt. */
+    private static <R> void completeCancelled(List<Task<R>> cancelledNow) {
+        for (Task<R> t : cancelledNow) {
+            t.done.cancel(false);
+        }
+    }
+
+    /**
+     * stop() but for completing the cancelled tasks' futures (completeCancelled): marks the group
+     * stopped and every unfinished task cancelled, ends the submits' waits, cancels the pool's
+     * futures; returns the tasks it cancelled.
+     */
+    private List<Task<R>> stopBeforeCallbacks(boolean byDeadline) {
         // Every unfinished task is marked cancelled under the lock first, and only then are the
         // pool's futures cancelled: cancelling one by one let a worker freed by an interrupt run
         // the next queued task before that one was marked.
@@ -652,42 +670,44 @@ public final class TaskGroup<R> {
         for (Task<R> t : running) {
             t.cancelPoolFuture();
         }
-        for (Task<R> t : cancelledNow) {
-            t.done.cancel(false);
-        }
-        return cancelledNow.size();
+        return cancelledNow;
     }
 
     /** Moves the task to its terminal state, once; false if it already had one. */
     private boolean finish(Task<R> t, int state, R value, Throwable error) {
-        if (!end(t, state, value, error, true)) {
+        List<Task<R>> cancelledNow = end(t, state, value, error, true);
+        if (cancelledNow == null) {
             return false;
         }
+        // The task's own future first, then those of the tasks its failure cancelled: a callback
+        // that waits for it, or takes the first of them to end (anyOf), sees the failure, not a
+        // sibling's cancel (helper-173).
         t.completeFromState(t.done);
+        completeCancelled(cancelledNow);
         return true;
     }
 
     /**
-     * finish() but for completing the task's future, which its caller does once it has cancelled
-     * what it must: the future's callbacks run there, and one that waits for the group (or blocks)
-     * must find it stopped and the others cancelled (helper-167: fail-fast stopped the group only
-     * after them). {@code interrupt}: for a cancel, whether a running task may be interrupted.
+     * finish() but for completing futures, which its caller does once it has cancelled what it
+     * must: the callbacks run there, and one of the failed task's that waits for the group (or
+     * blocks) must find it stopped and the others cancelled and interrupted (helper-167: fail-fast
+     * stopped the group only after them). {@code interrupt}: for a cancel, whether a running task
+     * may be interrupted.
+     * @return the tasks a fail-fast failure cancelled, whose futures the caller completes after
+     *         the task's own; null if the task had ended already
      */
-    private boolean end(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
+    private List<Task<R>> end(Task<R> t, int state, R value, Throwable error, boolean interrupt) {
         boolean failFastNow;
         lock.lock();
         try {
             if (!finishLocked(t, state, value, error, interrupt)) {
-                return false;
+                return null;
             }
             failFastNow = state == FAILED && firstFailure == t && failFast && !stopped;
         } finally {
             lock.unlock();
         }
-        if (failFastNow) {
-            stop(false);
-        }
-        return true;
+        return failFastNow ? stopBeforeCallbacks(false) : List.of();
     }
 
     /**
@@ -893,8 +913,8 @@ public final class TaskGroup<R> {
          */
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            if (!group.end(this, CANCELLED, null, null, mayInterruptIfRunning)) {
-                return false;
+            if (group.end(this, CANCELLED, null, null, mayInterruptIfRunning) == null) {
+                return false; // a cancel stops no group: nothing else to complete
             }
             group.stopWaitOf(this);
             cancelPoolFuture();

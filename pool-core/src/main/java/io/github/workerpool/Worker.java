@@ -24,7 +24,7 @@ final class Worker implements Runnable {
     private static final VarHandle FAILED;
     private static final VarHandle CANCELLED;
     private static final VarHandle POLLED;
-    private static final VarHandle FIRST_TASK;
+    private static final VarHandle START;
 
     static {
         try {
@@ -33,7 +33,7 @@ final class Worker implements Runnable {
             FAILED = l.findVarHandle(Worker.class, "failed", long.class);
             CANCELLED = l.findVarHandle(Worker.class, "cancelled", long.class);
             POLLED = l.findVarHandle(Worker.class, "polled", long.class);
-            FIRST_TASK = l.findVarHandle(Worker.class, "firstTask", Object.class);
+            START = l.findVarHandle(Worker.class, "start", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -42,16 +42,26 @@ final class Worker implements Runnable {
     final WorkerPool pool;
     /** Volatile: a virtual worker's thread changes when it moves to a new one (WorkerPool.moveToNewThread). */
     volatile Thread thread;
-    /**
-     * The task the worker starts with (or runs first on the thread it moves to). Taken once, by
-     * {@link #takeFirstTask()}: the thread, or the starter whose {@code Thread.start()} threw,
-     * which cannot tell whether the thread started after all (helper-170: both ran it).
-     */
     Object firstTask;
 
-    /** Takes the first task, once: null if it had none or the other side took it. */
-    Object takeFirstTask() {
-        return FIRST_TASK.getAndSet(this, (Object) null);
+    /**
+     * 1 while a thread is being started for this worker (from its construction, and again before
+     * each move to a new thread), claimed once with a compare-and-set: by that thread as it runs
+     * ({@link #run}), or by the starter whose {@code Thread.start()} threw, which cannot tell
+     * whether the thread started after all. The loser does nothing: a thread that started after
+     * all either is the worker, first task and all, or returns at once (helper-170, 173: it ran
+     * the task a second time, or ran as a worker the pool no longer counted).
+     */
+    private volatile int start = 1;
+
+    /** Claims the pending start of a thread; false if it was claimed already. */
+    boolean claimStart() {
+        return START.compareAndSet(this, 1, 0);
+    }
+
+    /** A new thread is about to be started for this worker (a move). */
+    void startPending() {
+        this.start = 1;
     }
 
     volatile Object slot;
@@ -115,6 +125,9 @@ final class Worker implements Runnable {
             // newWorkerLocked): no worker of the pool's. A factory's thread that runs it on an
             // inner thread of its own (against ThreadFactory's contract) still works, as before.
             return;
+        }
+        if (!claimStart()) {
+            return; // its starter's Thread.start() threw, and the starter took that as not started
         }
         pool.runWorker(this);
     }

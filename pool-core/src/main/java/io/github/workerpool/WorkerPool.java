@@ -462,15 +462,15 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
      * caller's task did not take the task then: the caller still has it.
      */
     boolean start(Worker w) {
-        boolean withTask = w.firstTask != null;
+        boolean withTask = w.firstTask != null; // read before the thread can take it
         try {
             w.thread.start();
             return true;
         } catch (RuntimeException | Error e) {
-            if (withTask && w.takeFirstTask() == null) {
+            if (!w.claimStart()) {
                 // The thread started after all (a factory's Thread whose start() threw once it had
-                // started it) and took the task: it runs it, as a started worker, and the caller
-                // must not (helper-170: the task ran twice, the second time on another worker).
+                // started it) and is the worker, first task and all: the caller must not run the
+                // task (helper-170: it ran twice, the second time on another worker).
                 threadWarnings.warn(() -> "pool '" + name + "': the start() of a worker thread made by its thread "
                         + "factory " + threadFactory + " threw (" + e + ") after starting the thread", e);
                 return true;
@@ -805,7 +805,8 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
     // ---------------------------------------------------------------- workers
 
     final void runWorker(Worker w) {
-        Object task = w.takeFirstTask();
+        Object task = w.firstTask;
+        w.firstTask = null;
         Worker.CURRENT.set(w);
         boolean moved = false;
         try {
@@ -860,15 +861,14 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             return false;
         }
         Thread old = w.thread;
-        boolean handed = false;
         try {
+            w.startPending();
             Thread t = moveFactory.newThread(w);
             if (t == null) {
                 throw new IllegalStateException("the virtual thread factory returned null");
             }
             t.setName(old.getName());
             w.firstTask = task;
-            handed = true;
             w.moveAfter = (int) Math.min(NEVER_MOVE - 1L, (long) w.moveAfter * MOVE_GROWTH); // read by t
             // No lock (10,000 workers moving at once contended for it): stopNow() sets STOP, then
             // reads w.thread to interrupt it; the new thread reads the state after this write, in
@@ -878,12 +878,13 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             t.start();
             return true;
         } catch (Throwable e) {
-            if (handed && w.takeFirstTask() == null) {
-                return true; // the new thread started after all and took the task: moved (helper-170)
+            if (!w.claimStart()) {
+                return true; // the new thread started after all and is the worker: moved (helper-170)
             }
             // The task is taken and counted: it runs here whatever failed. This thread reads the
             // state in runTask after putting itself back.
             w.thread = old;
+            w.firstTask = null;
             w.moveAfter = NEVER_MOVE;
             threadWarnings.warn(() -> "pool '" + name + "' could not move a virtual worker to a new thread (" + e
                     + "); it stays on its thread, which works on, only slower at each park", e);

@@ -26,6 +26,15 @@ public final class Invariants implements AfterEachCallback {
     private final List<AutoCloseable> closers = new ArrayList<>();
     private final List<String> threadPrefixes = new ArrayList<>();
 
+    /**
+     * An await for a teardown check that usually holds already: checked at once, then every 10 ms
+     * (Awaitility's default first waits its 100 ms poll interval, which cost a MultiPool's test
+     * half a second for its five checks).
+     */
+    private static org.awaitility.core.ConditionFactory quietly(String what) {
+        return await(what).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).atMost(QUIET);
+    }
+
     /** Returns a name unique in this JVM, so that thread-name checks see only this test's threads. */
     public static String uniqueName(String base) {
         return base + SEQ.incrementAndGet();
@@ -59,7 +68,7 @@ public final class Invariants implements AfterEachCallback {
 
     public <R> TaskGroup<R> track(TaskGroup<R> group) {
         checks.add(() -> {
-            await("group quiet").atMost(QUIET).until(() -> group.counts().pending() == 0);
+            quietly("group quiet").until(() -> group.counts().pending() == 0);
             // Against the tasks' own states (the counts alone add up by construction).
             TaskGroup.Counts c = group.counts();
             List<TaskGroup.Task<R>> tasks = group.tasks();
@@ -74,7 +83,7 @@ public final class Invariants implements AfterEachCallback {
 
     public Pipeline track(Pipeline pipeline) {
         checks.add(() -> {
-            await("pipeline quiet").atMost(QUIET).until(() -> pipeline.stats().inFlight() == 0);
+            quietly("pipeline quiet").until(() -> pipeline.stats().inFlight() == 0);
             // (submitted == completed + failed + stopped + inFlight holds by construction: inFlight is the difference.)
             Pipeline.Stats s = pipeline.stats();
             for (Pipeline.StageStats st : s.stages()) {
@@ -89,7 +98,7 @@ public final class Invariants implements AfterEachCallback {
 
     /** Asserts, once the pool is quiet, that submitted == completed + failed + rejected + cancelled + running + queued. */
     public static void assertPoolAddsUp(String what, java.util.function.Supplier<PoolStats> stats) {
-        await(what + " quiet and adding up").atMost(QUIET).untilAsserted(() -> {
+        quietly(what + " quiet and adding up").untilAsserted(() -> {
             PoolStats s = stats.get();
             assertThat(s.running() + s.queued() + s.waiting()).as(what + " busy: " + s).isZero();
             assertThat(s.submitted()).as(what + ": submitted == completed + failed + rejected + cancelled + running + queued, " + s)
@@ -112,7 +121,7 @@ public final class Invariants implements AfterEachCallback {
             }
         }
         for (String prefix : threadPrefixes) {
-            await("threads " + prefix + "* to exit").atMost(QUIET).untilAsserted(() ->
+            quietly("threads " + prefix + "* to exit").untilAsserted(() ->
                     assertThat(Thread.getAllStackTraces().keySet())
                             .filteredOn(t -> t.getName().startsWith(prefix) && t.isAlive())
                             .extracting(Thread::getName)

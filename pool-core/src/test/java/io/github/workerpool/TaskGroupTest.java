@@ -47,6 +47,23 @@ class TaskGroupTest {
                 .queueCapacity(10).build());
     }
 
+    /** Submits a task that sleeps until interrupted, then runs {@code onInterrupt}; returns once it runs. */
+    private static TaskGroup.Task<String> runUntilInterrupted(TaskGroup<String> group, Runnable onInterrupt)
+            throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        TaskGroup.Task<String> task = group.submit(() -> {
+            running.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                onInterrupt.run();
+            }
+            return "slow";
+        });
+        Latches.pass(running);
+        return task;
+    }
+
     @Test
     void aFailureWhoseMessageCannotBeRead_stillComesAsExecutionException() throws Exception {
         // Found by a review: building the message called the error's getMessage(), whose exception
@@ -931,18 +948,8 @@ class TaskGroupTest {
         // and the running task uninterrupted.
         WorkerPool pool = oneWorkerAndAQueue();
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
-        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
-        group.submit(() -> {
-            running.countDown();
-            try {
-                Thread.sleep(60_000);
-            } catch (InterruptedException e) {
-                interrupted.countDown();
-            }
-            return "first";
-        });
-        Latches.pass(running);
+        runUntilInterrupted(group, interrupted::countDown);
         TaskGroup.Task<String> second = group.submit(() -> "second");
         TaskGroup.Task<String> third = group.submit(() -> "third");
         CountDownLatch inCallback = new CountDownLatch(1);
@@ -974,18 +981,8 @@ class TaskGroupTest {
         // waited for the running task waited for good.
         WorkerPool pool = pool(3);
         TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).failFast(true).build());
-        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
-        group.submit(() -> {
-            running.countDown();
-            try {
-                Thread.sleep(60_000);
-            } catch (InterruptedException e) {
-                interrupted.countDown();
-            }
-            return "slow";
-        });
-        Latches.pass(running);
+        runUntilInterrupted(group, interrupted::countDown);
         CountDownLatch fail = new CountDownLatch(1);
         TaskGroup.Task<String> failing = group.submit(() -> {
             Latches.pass(fail);
@@ -1011,25 +1008,46 @@ class TaskGroupTest {
     }
 
     @Test
+    void failFast_completesTheFailedTasksFuture_beforeThoseOfTheTasksItCancelled() throws Exception {
+        // Review helper-173: the cancelled tasks' futures completed first, so anyOf reported a
+        // sibling's cancel instead of the failure, and a callback of theirs that waited for the
+        // failed task's future waited on the failing worker's own thread.
+        WorkerPool pool = pool(3);
+        TaskGroup<String> group = invariants.track(TaskGroup.builder(pool).failFast(true).build());
+        TaskGroup.Task<String> slow = runUntilInterrupted(group, () -> { });
+        CountDownLatch fail = new CountDownLatch(1);
+        java.io.IOException rootCause = new java.io.IOException("root cause");
+        TaskGroup.Task<String> failing = group.submit(() -> {
+            Latches.pass(fail);
+            throw rootCause;
+        });
+        java.util.concurrent.CompletableFuture<String> failingFuture = failing.toCompletableFuture();
+        java.util.concurrent.CompletableFuture<Object> first = java.util.concurrent.CompletableFuture
+            .anyOf(slow.toCompletableFuture(), failingFuture);
+        AtomicReference<Object> seenBySlowsCallback = new AtomicReference<>();
+        slow.toCompletableFuture().whenComplete((v, e) -> {
+            try {
+                seenBySlowsCallback.set(failingFuture.isDone() ? "done" : "not done");
+            } catch (RuntimeException ex) {
+                seenBySlowsCallback.set(ex);
+            }
+        });
+        fail.countDown();
+        assertThatThrownBy(() -> first.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+            .isInstanceOf(ExecutionException.class).hasCause(rootCause);
+        await().atMost(WAIT).until(() -> seenBySlowsCallback.get() != null);
+        assertThat(seenBySlowsCallback.get()).as("the failed task's future, when the cancelled one's callback ran")
+            .isEqualTo("done");
+    }
+
+    @Test
     void aCancelledTasksCallback_runsAfterItsInterrupt() throws Exception {
         // Review helper-167: Task.cancel completed the future (its callbacks run) before it
         // interrupted the task, so a callback that waited for the task's body to exit waited for good.
         WorkerPool pool = pool(2);
         TaskGroup<String> group = invariants.track(TaskGroup.of(pool));
-        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch exited = new CountDownLatch(1);
-        TaskGroup.Task<String> task = group.submit(() -> {
-            running.countDown();
-            try {
-                Thread.sleep(60_000);
-            } catch (InterruptedException e) {
-                // ends
-            } finally {
-                exited.countDown();
-            }
-            return "slow";
-        });
-        Latches.pass(running);
+        TaskGroup.Task<String> task = runUntilInterrupted(group, exited::countDown);
         java.util.concurrent.atomic.AtomicBoolean exitedInCallback = new java.util.concurrent.atomic.AtomicBoolean();
         task.toCompletableFuture().whenComplete((v, e) -> {
             try {

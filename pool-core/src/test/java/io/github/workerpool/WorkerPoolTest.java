@@ -880,6 +880,51 @@ class WorkerPoolTest extends PoolTestSupport {
     }
 
     @Test
+    void aThreadWhoseStartThrowsAndThatRunsOnlyAfterwards_isNoWorker_soTheCapacityHolds() throws Exception {
+        // Review helper-173: the starter took the throw as "not started" and freed the slot, and
+        // the thread, running after all, worked as an uncounted extra worker: two tasks at once
+        // on a pool of capacity 1.
+        CountDownLatch caught = new CountDownLatch(1);
+        List<Thread> made = new CopyOnWriteArrayList<>();
+        java.util.concurrent.ThreadFactory factory = (r) -> {
+            if (made.size() == 1) {
+                caught.countDown(); // the pool asks for another: it has taken the throw as "not started"
+            }
+            Thread t = made.isEmpty() ? new Thread(() -> {
+                Latches.pass(caught); // runs only once the pool dealt with the throw
+                r.run();
+            }) {
+                @Override
+                public synchronized void start() {
+                    super.start();
+                    throw new IllegalStateException("registered nowhere");
+                }
+            } : new Thread(r);
+            made.add(t);
+            return t;
+        };
+        WorkerPool pool = WorkerPool.builder().name(Invariants.uniqueName("ghost")).capacity(1).queueCapacity(10)
+            .threadFactory(factory).build();
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        CountDownLatch gate = new CountDownLatch(1);
+        Runnable task = () -> {
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            Latches.pass(gate);
+            now.decrementAndGet();
+        };
+        pool.execute(task);
+        pool.execute(task);
+        made.get(0).join(10_000); // the thread that started after all has returned
+        assertThat(made.get(0).isAlive()).isFalse();
+        gate.countDown();
+        pool.shutdown();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(most).as("tasks at once on a pool of capacity 1").hasValue(1);
+        assertThat(pool.stats().completed()).isEqualTo(2);
+    }
+
+    @Test
     void taskDecorator_wrapsOnTheSubmittingThread() throws Exception {
         ThreadLocal<String> context = new ThreadLocal<>();
         WorkerPool pool = pool(WorkerPool.builder().capacity(1).taskDecorator(task -> {
