@@ -279,9 +279,6 @@ public class PoolsEndpoint {
             }
         }
         boolean wasAdaptive = adaptive != null && adaptive.enabled();
-        if (adaptive != null && Boolean.TRUE.equals(adaptiveValue) && !wasAdaptive) {
-            warnIfDropOnUnused(name, adaptive.settings());
-        }
         // With adaptive sizing involved, a capacity is the configured capacity, applied after the rest.
         Integer capacity = (adaptive != null && (adaptiveValue != null || wasAdaptive))
                 ? (Integer) values.remove(PoolOption.CAPACITY) : null;
@@ -361,6 +358,9 @@ public class PoolsEndpoint {
         if (adaptive != null && (adaptiveValue != null || capacity != null)) {
             oldValues.put("adaptive", wasAdaptive);
             newValues.put("adaptive", adaptive.enabled());
+        }
+        if (adaptive != null && !wasAdaptive && adaptive.enabled()) {
+            warnIfDropOnUnused(name, adaptive.settings()); // once switched on (helper-173: not for a refused tune)
         }
         return new Tuned(oldValues, newValues);
     }

@@ -131,18 +131,8 @@ final class PoolsPropertiesBinding {
                         "Remove the value of " + group.getKey() + " and set the options under it.");
             }
             try {
-                Object bound = binder.bind(group.getKey(), Bindable.of(group.getValue()),
-                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT)).orElse(null);
-                // The values' own rules, where the group is read (helper-168: a refresh to a value
-                // startup refuses only said "takes a restart").
-                if (bound != null && inUse(group.getKey(), environment)) {
-                    if (bound instanceof PoolEventsProperties events) {
-                        events.check();
-                    }
-                    else if (bound instanceof WebServerPoolProperties webServer) {
-                        webServer.check();
-                    }
-                }
+                binder.bind(group.getKey(), Bindable.of(group.getValue()),
+                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
             }
             catch (BindException ex) {
                 UnboundConfigurationPropertiesException unbound = unbound(ex);

@@ -14,6 +14,8 @@ import java.util.function.Supplier;
 
 import io.github.workerpool.Pool;
 import io.github.workerpool.PoolConfig;
+import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsAutoConfiguration;
+import io.github.workerpool.spring.boot.autoconfigure.event.PoolEventsProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -22,6 +24,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.thread.Threading;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
@@ -246,6 +249,13 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 failure(() -> PoolsRegistrar.checkContextPropagation(properties, classLoader())));
         String groups = failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment));
         tellRestartFailure("pools.events and pools.web-server", groups);
+        // The events' durations, where this application publishes them (helper-168; not where it
+        // does not, as startup: helper-173).
+        tellRestartFailure("pools.events", (groups == null
+                && this.beanFactory.containsBean(PoolEventsAutoConfiguration.PUBLISHER_BEAN_NAME))
+                        ? failure(() -> Binder.get(this.environment)
+                            .bindOrCreate("pools.events", PoolEventsProperties.class).check())
+                        : null);
         String webServerPool = missingPoolFailure("pools.web-server.pool",
                 PoolsPropertiesBinding.webServerPool(this.environment), properties);
         tellRestartFailure("pools.web-server.pool", webServerPool);

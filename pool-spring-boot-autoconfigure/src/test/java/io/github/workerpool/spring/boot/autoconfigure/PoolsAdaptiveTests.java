@@ -343,6 +343,9 @@ class PoolsAdaptiveTests {
                 tune(context, "db", Map.of(), false);
                 tune(context, "db", Map.of(), true);
                 assertThat(output).as("db is vegas").doesNotContain("is not used");
+                assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                    .isThrownBy(() -> tune(context, "mail", Map.of(PoolOption.CAPACITY, -5), true));
+                assertThat(output).as("a refused tune switches nothing on").doesNotContain("is not used");
                 PoolsEndpoint.PoolDescriptor on = tune(context, "mail", Map.of(), true);
                 assertThat(on.adaptive().enabled()).isTrue();
                 assertThat(output).contains("Pool 'mail': adaptive sizing switched on with gradient2 (pools.instances"

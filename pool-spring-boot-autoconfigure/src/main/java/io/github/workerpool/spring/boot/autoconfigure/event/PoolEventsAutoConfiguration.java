@@ -31,7 +31,10 @@ public final class PoolEventsAutoConfiguration {
      * rethrows the first failure, so one bad value failed the whole refresh.
      */
 
-    @Bean
+    /** The name of the bean that publishes the pools' events: defined where the events are on. */
+    public static final String PUBLISHER_BEAN_NAME = "poolEventPublisher";
+
+    @Bean(PUBLISHER_BEAN_NAME)
     @ConditionalOnMissingBean
     static PoolEventPublisher poolEventPublisher(Environment environment) {
         return new PoolEventPublisher(

@@ -746,15 +746,13 @@ class PoolEventsAutoConfigurationTests {
     void aBadDurationFailsStartupNamingTheProperty() {
         this.runner.withPropertyValues("pools.events.min-interval=-1s").run((context) -> {
             assertThat(context).hasFailed();
-            // Refused where pools.* are bound, before the publisher is made (so that a refresh checks it too).
-            assertThat(org.springframework.core.NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+            assertThat(context.getStartupFailure()).rootCause()
                 .isInstanceOfSatisfying(PoolConfigurationException.class,
                         (ex) -> assertThat(ex.getProperty()).isEqualTo("pools.events.min-interval"))
                 .hasMessageContaining("min-interval must be 0 or more");
         });
-        this.runner.withPropertyValues("pools.events.check-interval=0s").run((context) -> assertThat(
-                org.springframework.core.NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-            .hasMessageContaining("pools.events.check-interval"));
+        this.runner.withPropertyValues("pools.events.check-interval=0s").run((context) -> assertThat(context
+            .getStartupFailure()).rootCause().hasMessageContaining("pools.events.check-interval"));
     }
 
     /**
