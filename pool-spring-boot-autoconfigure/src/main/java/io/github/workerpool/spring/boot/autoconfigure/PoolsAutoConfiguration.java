@@ -91,8 +91,9 @@ public final class PoolsAutoConfiguration {
      * only then are the beans' classes looked through, once.
      */
     private static void warnIfAsyncIsOff(ListableBeanFactory beanFactory) {
-        if (beanFactory.containsBean(TaskManagementConfigUtils.ASYNC_ANNOTATION_PROCESSOR_BEAN_NAME)) {
-            return;
+        if (beanFactory.containsBean(TaskManagementConfigUtils.ASYNC_ANNOTATION_PROCESSOR_BEAN_NAME)
+                || beanFactory.containsBean(TaskManagementConfigUtils.ASYNC_EXECUTION_ASPECT_BEAN_NAME)) {
+            return; // proxies, or AspectJ weaving (@EnableAsync(mode = ASPECTJ): helper-174)
         }
         for (String name : beanFactory.getBeanNamesForType(Object.class, false, false)) {
             Class<?> type = beanFactory.getType(name, false);

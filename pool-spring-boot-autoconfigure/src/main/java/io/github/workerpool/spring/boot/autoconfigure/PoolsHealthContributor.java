@@ -40,15 +40,17 @@ class PoolsHealthContributor implements CompositeHealthContributor {
     private static HealthIndicator indicator(Pool pool) {
         return () -> {
             PoolStats stats;
+            boolean closed;
             try {
                 stats = pool.stats();
+                closed = pool.isClosed(); // in the try too (helper-174): a scoped pool's target may go between the two
             }
             catch (RuntimeException ex) {
                 // As Boot's AbstractHealthIndicator answers a failing check: DOWN with the error. Thrown
                 // through, it made /actuator/health a 500 for the whole application.
                 return Health.down(ex).build();
             }
-            Health.Builder builder = pool.isClosed() ? Health.down().withDetail("closed", true) : Health.up();
+            Health.Builder builder = closed ? Health.down().withDetail("closed", true) : Health.up();
             return builder.withDetail("capacity", stats.capacity())
                 .withDetail("running", stats.running())
                 .withDetail("waiting", stats.waiting())

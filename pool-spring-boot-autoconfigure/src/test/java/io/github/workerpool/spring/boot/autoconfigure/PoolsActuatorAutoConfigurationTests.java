@@ -488,6 +488,34 @@ class PoolsActuatorAutoConfigurationTests {
     }
 
     @Test
+    void aPoolWhoseClosedFlagCannotBeRead_isDownWithTheError() {
+        // Review helper-174: isClosed() was read outside the try: its exception made
+        // /actuator/health a 500 for the whole application.
+        WorkerPool inner = WorkerPool.builder().name("gone").capacity(1).build();
+        io.github.workerpool.Pool gone = new io.github.workerpool.ForwardingPool() {
+            @Override
+            protected io.github.workerpool.Pool delegate() {
+                return inner;
+            }
+
+            @Override
+            public boolean isClosed() {
+                throw new IllegalStateException("target gone");
+            }
+        };
+        try {
+            this.runner.withBean("gone", io.github.workerpool.Pool.class, () -> gone).run((context) -> {
+                PoolsHealthContributor health = context.getBean(PoolsHealthContributor.class);
+                Health down = ((HealthIndicator) health.getContributor("gone")).health();
+                assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                assertThat(String.valueOf(down.getDetails().get("error"))).contains("target gone");
+            });
+        } finally {
+            inner.close();
+        }
+    }
+
+    @Test
     void aPoolThatCannotBeRead_isListedApartAndDownWithTheError_andTheOthersStayReadable() {
         WorkerPool inner = WorkerPool.builder().name("broken").capacity(1).build();
         io.github.workerpool.Pool broken = new io.github.workerpool.ForwardingPool() {

@@ -459,6 +459,19 @@ class PoolsAutoConfigurationTests {
     }
 
     @Test
+    void asyncMethodsWovenByAspectJ_areNotWarnedOf(CapturedOutput output) {
+        // Review helper-174: @EnableAsync(mode = ASPECTJ) registers the execution aspect, not the
+        // proxying post-processor, and a working application was told @EnableAsync was missing.
+        this.runner.withBean("asyncService", AsyncService.class)
+            .withBean(org.springframework.scheduling.config.TaskManagementConfigUtils.ASYNC_EXECUTION_ASPECT_BEAN_NAME,
+                    Object.class, Object::new)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(output).doesNotContain("@EnableAsync is missing");
+            });
+    }
+
+    @Test
     void asyncMethodsWithEnableAsync_areNotWarnedOf(CapturedOutput output) {
         this.runner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
             assertThat(context.getBean(AsyncService.class).onMail().get(10, TimeUnit.SECONDS)).startsWith("mail-");
