@@ -52,16 +52,31 @@ final class Worker implements Runnable {
      * all either is the worker, first task and all, or returns at once (helper-170, 173: it ran
      * the task a second time, or ran as a worker the pool no longer counted).
      */
-    private volatile int start = 1;
+    private volatile int start = FIRST_START;
 
-    /** Claims the pending start of a thread; false if it was claimed already. */
+    /** {@link #start}: the first thread's start is pending. */
+    static final int FIRST_START = 1;
+
+    /**
+     * {@link #start}: a move's is. Not FIRST_START again: a first start() that threw and reached
+     * its catch late (the worker ran and moved meanwhile) must not claim a move's (helper-175).
+     */
+    static final int MOVE_START = 2;
+
+    /** Claims, for the thread that runs it, whichever start is pending; false if none is. */
     boolean claimStart() {
-        return START.compareAndSet(this, 1, 0);
+        int pending = this.start;
+        return pending != 0 && START.compareAndSet(this, pending, 0);
+    }
+
+    /** Claims, for the starter whose Thread.start() threw, the start it made; false if its thread took it. */
+    boolean claimStart(int pending) {
+        return START.compareAndSet(this, pending, 0);
     }
 
     /** A new thread is about to be started for this worker (a move). */
     void startPending() {
-        this.start = 1;
+        this.start = MOVE_START;
     }
 
     volatile Object slot;

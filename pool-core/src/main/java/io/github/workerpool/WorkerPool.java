@@ -467,7 +467,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             w.thread.start();
             return true;
         } catch (RuntimeException | Error e) {
-            if (!w.claimStart()) {
+            if (!w.claimStart(Worker.FIRST_START)) {
                 // The thread started after all (a factory's Thread whose start() threw once it had
                 // started it) and is the worker, first task and all: the caller must not run the
                 // task (helper-170: it ran twice, the second time on another worker).
@@ -878,7 +878,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             t.start();
             return true;
         } catch (Throwable e) {
-            if (!w.claimStart()) {
+            if (!w.claimStart(Worker.MOVE_START)) {
                 return true; // the new thread started after all and is the worker: moved (helper-170)
             }
             // The task is taken and counted: it runs here whatever failed. This thread reads the

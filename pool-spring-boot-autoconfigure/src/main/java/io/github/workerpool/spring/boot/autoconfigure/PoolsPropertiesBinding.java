@@ -344,10 +344,15 @@ final class PoolsPropertiesBinding {
      */
     private static boolean inUse(ConfigurationPropertyName group, Environment environment) {
         if (group.toString().equals("pools.events")) {
-            String enabled = environment.getProperty(ENABLED.toString());
-            return enabled == null || "true".equalsIgnoreCase(enabled); // as Boot's condition reads it
+            return eventsEnabled(environment);
         }
         return webServerPool(environment) != null;
+    }
+
+    /** pools.events.enabled as Boot's condition on it reads it: on unless set to something other than true. */
+    static boolean eventsEnabled(Environment environment) {
+        String enabled = environment.getProperty(ENABLED.toString());
+        return enabled == null || "true".equalsIgnoreCase(enabled);
     }
 
     /**

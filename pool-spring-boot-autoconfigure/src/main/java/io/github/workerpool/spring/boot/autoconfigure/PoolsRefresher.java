@@ -249,13 +249,11 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
                 failure(() -> PoolsRegistrar.checkContextPropagation(properties, classLoader())));
         String groups = failure(() -> PoolsPropertiesBinding.checkGroupsBoundElsewhere(this.environment));
         tellRestartFailure("pools.events and pools.web-server", groups);
-        // The events' durations, where this application publishes them (helper-168; not where it
-        // does not, as startup: helper-173).
-        tellRestartFailure("pools.events", (groups == null
+        // The events' durations, where this application publishes them and a restart would too
+        // (helper-168; not where nothing reads them, as at startup: helper-173, 175).
+        tellRestartFailure("pools.events", (groups == null && PoolsPropertiesBinding.eventsEnabled(this.environment)
                 && this.beanFactory.containsBean(PoolEventsAutoConfiguration.PUBLISHER_BEAN_NAME))
-                        ? failure(() -> Binder.get(this.environment)
-                            .bindOrCreate("pools.events", PoolEventsProperties.class).check())
-                        : null);
+                        ? eventsRestartFailure() : null);
         String webServerPool = missingPoolFailure("pools.web-server.pool",
                 PoolsPropertiesBinding.webServerPool(this.environment), properties);
         tellRestartFailure("pools.web-server.pool", webServerPool);
@@ -372,6 +370,17 @@ final class PoolsRefresher implements ApplicationListener<EnvironmentChangeEvent
         }
         catch (PoolConfigurationException ex) {
             return ex.getMessage() + " (" + ex.getAction() + ")";
+        }
+    }
+
+    /** Why a restart with the environment's pools.events values would fail, or null. */
+    private String eventsRestartFailure() {
+        try {
+            return failure(() -> Binder.get(this.environment).bindOrCreate("pools.events", PoolEventsProperties.class)
+                .check());
+        }
+        catch (RuntimeException ex) {
+            return null; // a value that cannot be bound: checkGroupsBoundElsewhere's to tell (it did, if in use)
         }
     }
 

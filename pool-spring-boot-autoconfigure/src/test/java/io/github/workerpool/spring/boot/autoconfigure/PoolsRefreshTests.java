@@ -589,6 +589,12 @@ class PoolsRefreshTests {
                 assertThat(output).contains("pools.events: the application runs on, but a restart with this "
                         + "configuration would fail: ")
                     .contains("pools.events.check-interval");
+                // Switched off by the same refresh: a restart makes no publisher (review helper-175),
+                // and a value that cannot be bound then fails no refresh.
+                int told = count(output.getOut(), "would fail");
+                refresh(context, Map.of("pools.events.enabled", "false", "pools.events.min-interval", "-1s"));
+                refresh(context, Map.of("pools.events.enabled", "false", "pools.events.check-interval", "abc"));
+                assertThat(count(output.getOut(), "would fail")).isEqualTo(told);
             });
     }
 
@@ -610,10 +616,10 @@ class PoolsRefreshTests {
                 assertThat(output).contains("pools.web-server: the application runs on, but a restart with this "
                         + "configuration would fail: ")
                     .contains("pool 'web' has capacity 4, which leaves no thread for requests beyond the 4 kept");
-                refresh(context, Map.of("pools.web-server.pool", "fast"));
-                assertThat(output).contains("pool 'fast' is nonblocking");
                 refresh(context, Map.of("pools.web-server.reserved-threads", "0"));
                 assertThat(output).contains("Set pools.web-server.reserved-threads to 1 or more");
+                refresh(context, Map.of("pools.web-server.pool", "fast"));
+                assertThat(output).contains("pool 'fast' is nonblocking");
                 // Mended, then broken the same way again: told again (the mend cleared the last reason).
                 refresh(context, Map.of("pools.web-server.pool", "web"));
                 int told = count(output.getOut(), "pool 'fast' is nonblocking");
