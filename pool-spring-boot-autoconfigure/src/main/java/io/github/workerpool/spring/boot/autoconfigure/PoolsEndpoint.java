@@ -261,6 +261,18 @@ public class PoolsEndpoint {
                 throw badRequest(prefix + ex.getMessage());
             }
         }
+        if (values.get(PoolOption.CAPACITY) instanceof Integer capacity && pool.config().preAlloc()
+                && capacity == pool.config().capacity()) {
+            // Refused even to the capacity it has, as the pool's tune refuses it (helper-168: a 200
+            // and an audited "capacity 2 -> 2" for a tune of what cannot be tuned); another
+            // capacity is refused by reconfigure below.
+            try {
+                pool.tune(capacity);
+            }
+            catch (IllegalStateException ex) {
+                throw badRequest(prefix + asSent(ex.getMessage(), name, values.values()));
+            }
+        }
         AdaptiveSupport.Control adaptive = (pool instanceof SpringPool springPool) ? springPool.adaptive() : null;
         Boolean adaptiveValue = null;
         if (adaptiveField != null) {

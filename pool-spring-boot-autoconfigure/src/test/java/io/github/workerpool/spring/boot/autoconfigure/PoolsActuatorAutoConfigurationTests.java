@@ -269,6 +269,7 @@ class PoolsActuatorAutoConfigurationTests {
             assertBadRequest(endpoint, "mail", "tune", new java.math.BigInteger("99999999999999999999"), "at most 2147483647");
             assertBadRequest(endpoint, "mail", "explode", 3, "Unknown action 'explode'");
             assertBadRequest(endpoint, "fixed", "tune", 3, "preAlloc");
+            assertBadRequest(endpoint, "fixed", "tune", 2, "preAlloc"); // the capacity it has: helper-168
             // helper-114: the answer said "but was null" and named the builder's disablePurge(true).
             assertThatExceptionOfType(InvalidEndpointRequestException.class)
                 .isThrownBy(() -> endpoint.action("mail", "tune", Map.of(PoolOption.EXPIRY, "none"), "ops"))
