@@ -45,23 +45,22 @@ final class Worker implements Runnable {
     Object firstTask;
 
     /**
-     * 1 while a thread is being started for this worker (from its construction, and again before
-     * each move to a new thread), claimed once with a compare-and-set: by that thread as it runs
-     * ({@link #run}), or by the starter whose {@code Thread.start()} threw, which cannot tell
-     * whether the thread started after all. The loser does nothing: a thread that started after
-     * all either is the worker, first task and all, or returns at once (helper-170, 173: it ran
-     * the task a second time, or ran as a worker the pool no longer counted).
+     * Nonzero while a thread is being started for this worker: FIRST_START from its construction,
+     * then a number of its own before each move to a new thread; claimed once with a
+     * compare-and-set, by that thread as it runs ({@link #run}) or by the starter whose
+     * {@code Thread.start()} threw, which cannot tell whether the thread started after all. The
+     * loser does nothing: a thread that started after all either is the worker, first task and
+     * all, or returns at once (helper-170, 173: it ran the task a second time, or ran as a worker
+     * the pool no longer counted). Numbered, so that a starter that reaches its catch late (the
+     * worker ran and moved again meanwhile) cannot claim a later start (helper-175, 176).
      */
     private volatile int start = FIRST_START;
 
     /** {@link #start}: the first thread's start is pending. */
     static final int FIRST_START = 1;
 
-    /**
-     * {@link #start}: a move's is. Not FIRST_START again: a first start() that threw and reached
-     * its catch late (the worker ran and moved meanwhile) must not claim a move's (helper-175).
-     */
-    static final int MOVE_START = 2;
+    /** The last number given to a pending start; written by the thread that makes the next one. */
+    private int starts = FIRST_START;
 
     /** Claims, for the thread that runs it, whichever start is pending; false if none is. */
     boolean claimStart() {
@@ -74,9 +73,18 @@ final class Worker implements Runnable {
         return START.compareAndSet(this, pending, 0);
     }
 
-    /** A new thread is about to be started for this worker (a move). */
-    void startPending() {
-        this.start = MOVE_START;
+    /**
+     * A new thread is about to be started for this worker (a move); returns the number of its
+     * start, never 0 nor one still pending.
+     */
+    int startPending() {
+        int next = this.starts + 1;
+        if (next == 0) {
+            next = FIRST_START + 1;
+        }
+        this.starts = next;
+        this.start = next;
+        return next;
     }
 
     volatile Object slot;

@@ -861,8 +861,8 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             return false;
         }
         Thread old = w.thread;
+        int pending = w.startPending();
         try {
-            w.startPending();
             Thread t = moveFactory.newThread(w);
             if (t == null) {
                 throw new IllegalStateException("the virtual thread factory returned null");
@@ -878,7 +878,7 @@ public final class WorkerPool extends InvokingExecutorService implements Pool {
             t.start();
             return true;
         } catch (Throwable e) {
-            if (!w.claimStart(Worker.MOVE_START)) {
+            if (!w.claimStart(pending)) {
                 return true; // the new thread started after all and is the worker: moved (helper-170)
             }
             // The task is taken and counted: it runs here whatever failed. This thread reads the

@@ -265,13 +265,11 @@ public class PoolsEndpoint {
                 && capacity == pool.config().capacity()) {
             // Refused even to the capacity it has, as the pool's tune refuses it (helper-168: a 200
             // and an audited "capacity 2 -> 2" for a tune of what cannot be tuned); another
-            // capacity is refused by reconfigure below.
-            try {
-                pool.tune(capacity);
-            }
-            catch (IllegalStateException ex) {
-                throw badRequest(prefix + asSent(ex.getMessage(), name, values.values()));
-            }
+            // capacity is refused by reconfigure below, in the pool's words. Not by calling tune:
+            // a wrapper that audits its calls would record a refused one (helper-176).
+            throw badRequest(prefix + "pool '" + name + "' was built with preAlloc(true): its capacity " + capacity
+                    + " cannot be tuned, even to itself; set " + PoolSettings.property(name, "pre-alloc")
+                    + " to false (or build it without preAlloc) and restart to tune it");
         }
         AdaptiveSupport.Control adaptive = (pool instanceof SpringPool springPool) ? springPool.adaptive() : null;
         Boolean adaptiveValue = null;

@@ -351,7 +351,13 @@ final class PoolsPropertiesBinding {
 
     /** pools.events.enabled as Boot's condition on it reads it: on unless set to something other than true. */
     static boolean eventsEnabled(Environment environment) {
-        String enabled = environment.getProperty(ENABLED.toString());
+        String enabled;
+        try {
+            enabled = environment.getProperty(ENABLED.toString());
+        }
+        catch (IllegalArgumentException ex) {
+            return true; // a placeholder that cannot be resolved: judged, so its binding error is told (helper-176)
+        }
         return enabled == null || "true".equalsIgnoreCase(enabled);
     }
 

@@ -595,6 +595,8 @@ class PoolsRefreshTests {
                 refresh(context, Map.of("pools.events.enabled", "false", "pools.events.min-interval", "-1s"));
                 refresh(context, Map.of("pools.events.enabled", "false", "pools.events.check-interval", "abc"));
                 assertThat(count(output.getOut(), "would fail")).isEqualTo(told);
+                // A placeholder that cannot be resolved fails no refresh either (review helper-176).
+                refresh(context, Map.of("pools.events", "", "pools.events.enabled", "${NO_SUCH_PLACEHOLDER}"));
             });
     }
 
