@@ -68,10 +68,7 @@ public final class WebServerPoolAutoConfiguration {
     @Bean(WEB_SERVER_POOL_BEAN_NAME)
     WebServerPool poolsWebServerPool(ListableBeanFactory beanFactory, Environment environment) {
         WebServerPoolProperties properties = properties(environment);
-        // Read, not injected: pools.* is no bean (see PoolsAutoConfiguration); the registrar has
-        // already refused what cannot be bound.
-        PoolsProperties pools = Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class))
-            .orElseGet(PoolsProperties::new);
+        PoolsProperties pools = pools(environment); // the registrar has already refused what cannot be bound
         WebServerKind server = WebServerKind.made(beanFactory, WebServerPoolAutoConfiguration.class.getClassLoader());
         if (server == null) {
             throw new PoolConfigurationException(WebServerPool.POOL_PROPERTY, properties.getPool(),
@@ -80,10 +77,7 @@ public final class WebServerPoolAutoConfiguration {
                     "Use Tomcat (spring-boot-starter-tomcat) or Jetty (spring-boot-starter-jetty), or remove "
                             + WebServerPool.POOL_PROPERTY + ".");
         }
-        int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
-                server.defaultMaxConnections());
-        WebServerPool pool = WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(), server,
-                maxConnections, adaptiveMinimum(pools, properties.getPool()));
+        WebServerPool pool = resolve(properties, pools, server, beanFactory, environment);
         int admitted = pool.admissionLimit();
         logger.info(server.displayName() + "'s request threads run on pool '" + pool.name() + "' ("
                 + server.threadsProperties() + " no longer apply); "
@@ -111,13 +105,8 @@ public final class WebServerPoolAutoConfiguration {
             if (properties.getPool() == null || "false".equalsIgnoreCase(properties.getPool())) {
                 return null; // off: the refresh says that takes a restart
             }
-            PoolsProperties pools = Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class))
-                .orElseGet(PoolsProperties::new);
-            WebServerKind server = running.server();
-            int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
-                    server.defaultMaxConnections());
-            running.checkWithConnectorsOf(WebServerPool.resolve(properties, beanFactory,
-                    pools.getInstances().keySet(), server, maxConnections, adaptiveMinimum(pools, properties.getPool())));
+            running.checkWithConnectorsOf(resolve(properties, pools(environment), running.server(), beanFactory,
+                    environment));
             return null;
         }
         catch (PoolConfigurationException ex) {
@@ -126,6 +115,20 @@ public final class WebServerPoolAutoConfiguration {
         catch (RuntimeException ex) {
             return null; // a value that cannot be bound: the refresh warns of it on its own
         }
+    }
+
+    /** pools.*, read, not injected: it is no bean (see PoolsAutoConfiguration). */
+    private static PoolsProperties pools(Environment environment) {
+        return Binder.get(environment).bind("pools", Bindable.of(PoolsProperties.class)).orElseGet(PoolsProperties::new);
+    }
+
+    /** The pool {@code properties} name, found and checked against the server's connection limit. */
+    private static WebServerPool resolve(WebServerPoolProperties properties, PoolsProperties pools,
+            WebServerKind server, ListableBeanFactory beanFactory, Environment environment) {
+        int maxConnections = environment.getProperty(server.maxConnectionsProperty(), Integer.class,
+                server.defaultMaxConnections());
+        return WebServerPool.resolve(properties, beanFactory, pools.getInstances().keySet(), server, maxConnections,
+                adaptiveMinimum(pools, properties.getPool()));
     }
 
     /**
