@@ -63,6 +63,20 @@ abstract class PoolTestSupport {
                 .isEqualTo(s.completed() + s.failed() + s.rejected() + s.cancelled() + s.running() + s.queued());
     }
 
+    /**
+     * A thread whose start() starts it and then throws, as a factory's thread that registers
+     * itself after {@code super.start()} might: the pool cannot tell whether it started.
+     */
+    static Thread startsThenThrows(Runnable body) {
+        return new Thread(body) {
+            @Override
+            public synchronized void start() {
+                super.start();
+                throw new IllegalStateException("registered nowhere");
+            }
+        };
+    }
+
     static void awaitUntil(String what, java.util.concurrent.Callable<Boolean> condition) {
         await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(2)).until(condition);
     }

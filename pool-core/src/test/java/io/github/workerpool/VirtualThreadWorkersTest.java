@@ -172,13 +172,7 @@ class VirtualThreadWorkersTest extends PoolTestSupport {
         // the old thread, while the new one, started after all, ran it too.
         ThreadFactory virtual = Threads.virtual("twice");
         AtomicInteger made = new AtomicInteger();
-        ThreadFactory startThrows = r -> made.incrementAndGet() == 2 ? new Thread(r) {
-            @Override
-            public synchronized void start() {
-                super.start();
-                throw new IllegalStateException("registered nowhere");
-            }
-        } : virtual.newThread(r);
+        ThreadFactory startThrows = r -> made.incrementAndGet() == 2 ? startsThenThrows(r) : virtual.newThread(r);
         WorkerPool.Settings s = WorkerPool.builder().name("twice").capacity(1).virtualThreads(true).settings();
         WorkerPool pool = track(new WorkerPool(new WorkerPool.Settings(s.config(), startThrows, s.panicHandler(),
                 s.taskDecorator(), s.listeners(), s.spinNanos(), s.clock()), null, null));

@@ -855,13 +855,7 @@ class WorkerPoolTest extends PoolTestSupport {
         // the task to another worker, while the thread ran it too: run twice, counts off by one.
         List<Thread> made = new CopyOnWriteArrayList<>();
         java.util.concurrent.ThreadFactory factory = (r) -> {
-            Thread t = made.isEmpty() ? new Thread(r) {
-                @Override
-                public synchronized void start() {
-                    super.start();
-                    throw new IllegalStateException("registered nowhere");
-                }
-            } : new Thread(r);
+            Thread t = made.isEmpty() ? startsThenThrows(r) : new Thread(r);
             made.add(t);
             return t;
         };
@@ -890,16 +884,10 @@ class WorkerPoolTest extends PoolTestSupport {
             if (made.size() == 1) {
                 caught.countDown(); // the pool asks for another: it has taken the throw as "not started"
             }
-            Thread t = made.isEmpty() ? new Thread(() -> {
+            Thread t = made.isEmpty() ? startsThenThrows(() -> {
                 Latches.pass(caught); // runs only once the pool dealt with the throw
                 r.run();
-            }) {
-                @Override
-                public synchronized void start() {
-                    super.start();
-                    throw new IllegalStateException("registered nowhere");
-                }
-            } : new Thread(r);
+            }) : new Thread(r);
             made.add(t);
             return t;
         };
